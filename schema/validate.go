@@ -1,0 +1,204 @@
+package schema
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Validator checks argument objects against one schema. Build it once per
+// tool with [Compile]; it is safe for concurrent use.
+type Validator struct {
+	schema   *jsonschema.Schema
+	resolved *jsonschema.Resolved
+}
+
+// Compile resolves s (its $refs and $defs) for validation.
+func Compile(s *jsonschema.Schema) (*Validator, error) {
+	r, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: false})
+	if err != nil {
+		return nil, fmt.Errorf("compile schema: %w", err)
+	}
+	return &Validator{schema: s, resolved: r}, nil
+}
+
+// Schema returns the schema v checks against.
+func (v *Validator) Schema() *jsonschema.Schema { return v.schema }
+
+// FieldError is a validation failure: which field, and the rule it broke.
+type FieldError struct {
+	Field string // a path such as "edits[].old_string"; "" for the object itself
+	Rule  string // the keyword's complaint, e.g. `minimum: -1 is less than 0`
+}
+
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return e.Rule
+	}
+	return fmt.Sprintf("field %q: %s", e.Field, e.Rule)
+}
+
+// Validate checks args, a decoded JSON object, in place. Explicit nulls for
+// optional properties are removed first (they mean "absent"); Validate reports
+// whether it removed any, so a caller holding the raw JSON knows to re-encode.
+// A failure is a *FieldError.
+func (v *Validator) Validate(args map[string]any) (changed bool, err error) {
+	changed = dropNulls(args, v.schema, v.schema)
+	if err := v.resolved.Validate(args); err != nil {
+		return changed, toFieldError(err)
+	}
+	return changed, nil
+}
+
+// dropNulls deletes properties whose value is null and which the schema does
+// not require, recursing into nested objects it has schemas for.
+func dropNulls(m map[string]any, s, root *jsonschema.Schema) bool {
+	s = deref(s, root)
+	if s == nil {
+		return false
+	}
+	changed := false
+	for k, val := range m {
+		if val == nil {
+			if !contains(s.Required, k) && !allowsNull(deref(s.Properties[k], root)) {
+				delete(m, k)
+				changed = true
+			}
+			continue
+		}
+		if sub, ok := val.(map[string]any); ok && s.Properties[k] != nil {
+			changed = dropNulls(sub, s.Properties[k], root) || changed
+		}
+		if list, ok := val.([]any); ok && s.Properties[k] != nil {
+			items := deref(s.Properties[k], root)
+			if items != nil && items.Items != nil {
+				for _, e := range list {
+					if sub, ok := e.(map[string]any); ok {
+						changed = dropNulls(sub, items.Items, root) || changed
+					}
+				}
+			}
+		}
+	}
+	return changed
+}
+
+func allowsNull(s *jsonschema.Schema) bool {
+	return s != nil && (s.Type == "null" || contains(s.Types, "null") || (s.Type == "" && len(s.Types) == 0))
+}
+
+// deref follows a local "#/$defs/X" reference.
+func deref(s, root *jsonschema.Schema) *jsonschema.Schema {
+	for i := 0; s != nil && s.Ref != "" && i < 16; i++ {
+		name, ok := strings.CutPrefix(s.Ref, "#/$defs/")
+		if !ok {
+			name, ok = strings.CutPrefix(s.Ref, "#/definitions/")
+			if !ok {
+				return nil
+			}
+			s = root.Definitions[name]
+			continue
+		}
+		s = root.Defs[name]
+	}
+	return s
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	validatingPrefix = regexp.MustCompile(`^validating ([^:]*): `)
+	quotedList       = regexp.MustCompile(`\["?([^"\]]*)"?`)
+)
+
+// toFieldError turns jsonschema-go's chain of "validating /properties/x: ..."
+// wrappers into the field path and the rule that failed.
+func toFieldError(err error) *FieldError {
+	msg := err.Error()
+	deepest := ""
+	for {
+		m := validatingPrefix.FindStringSubmatch(msg)
+		if m == nil {
+			break
+		}
+		deepest = m[1]
+		msg = msg[len(m[0]):]
+	}
+	field := schemaPathToField(deepest)
+	for _, kw := range []string{"required: missing properties: ", "unexpected additional properties "} {
+		if rest, ok := strings.CutPrefix(msg, kw); ok {
+			if m := quotedList.FindStringSubmatch(rest); m != nil {
+				field = joinField(field, m[1])
+			}
+			if kw[0] == 'u' {
+				msg = "unknown field (the schema allows no other properties)"
+			} else {
+				msg = "required field is missing"
+			}
+		}
+	}
+	return &FieldError{Field: field, Rule: tidyNumbers(msg)}
+}
+
+var (
+	ratio       = regexp.MustCompile(`(-?\d+)/1\b`)
+	zeroDecimal = regexp.MustCompile(`(\d)\.0{6}\b`)
+)
+
+// tidyNumbers rewrites jsonschema-go's "0/1 is less than 1.000000" as "0 is
+// less than 1".
+func tidyNumbers(s string) string {
+	return zeroDecimal.ReplaceAllString(ratio.ReplaceAllString(s, "$1"), "$1")
+}
+
+// schemaPathToField turns "/properties/edits/items/properties/old" into
+// "edits[].old".
+func schemaPathToField(p string) string {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	var b strings.Builder
+	for i := 0; i < len(parts); i++ {
+		switch parts[i] {
+		case "properties":
+			if i+1 < len(parts) {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(parts[i+1])
+				i++
+			}
+		case "items":
+			b.WriteString("[]")
+		case "prefixItems":
+			if i+1 < len(parts) {
+				b.WriteString("[" + parts[i+1] + "]")
+				i++
+			}
+		case "$defs", "definitions":
+			b.Reset()
+			i++
+		default:
+			if _, err := strconv.Atoi(parts[i]); err != nil && parts[i] != "" {
+				// keywords like anyOf/0 add nothing a model can act on
+				continue
+			}
+		}
+	}
+	return b.String()
+}
+
+func joinField(base, name string) string {
+	if base == "" {
+		return name
+	}
+	return base + "." + name
+}

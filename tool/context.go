@@ -1,0 +1,122 @@
+package tool
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Context is what a running tool may use besides its arguments: the call's id,
+// a logger, a clock, and its dependencies (the workspace and the output cache
+// among them). The pipeline builds one per call; tools receive it by value.
+type Context struct {
+	CallID string       // the tool call's id (the model's, or one the toolkit made)
+	Tool   string       // the tool's name
+	Logger *slog.Logger // never nil in a Context the pipeline built
+	Now    func() time.Time
+
+	deps *Scope
+}
+
+// NewContext returns a Context for one call whose dependencies come from scope
+// (nil: every dependency is made by its key's Create). Hosts rarely need it:
+// the pipeline builds contexts; tests of a single tool do.
+func NewContext(callID, toolName string, logger *slog.Logger, scope *Scope) Context {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if scope == nil {
+		scope = NewScope(nil, nil)
+	}
+	return Context{CallID: callID, Tool: toolName, Logger: logger, Now: time.Now, deps: scope}
+}
+
+// Key names a dependency of type T and says how to make it. Keys are compared
+// by ID, so a host overrides a dependency by its ID alone.
+type Key[T any] struct {
+	ID     string
+	Create func(ctx context.Context) (T, error)
+	// Shared makes one value serve every call of a toolkit (created on first
+	// use) rather than one value per call.
+	Shared bool
+}
+
+// Factory makes a dependency's value; overrides are factories.
+type Factory func(ctx context.Context) (any, error)
+
+// Scope resolves dependencies for one call: overrides first, then the key's
+// Create, each value made at most once per call (once per toolkit for Shared
+// keys, through the parent scope).
+type Scope struct {
+	overrides map[string]Factory
+	shared    *Scope // the toolkit-wide scope for Shared keys; nil in that scope itself
+
+	mu     sync.Mutex
+	values map[string]*lazyValue
+}
+
+type lazyValue struct {
+	once sync.Once
+	v    any
+	err  error
+}
+
+// NewScope returns a scope with the given overrides by key ID. A non-nil
+// shared scope serves keys marked Shared.
+func NewScope(overrides map[string]Factory, shared *Scope) *Scope {
+	return &Scope{overrides: overrides, shared: shared, values: map[string]*lazyValue{}}
+}
+
+func (s *Scope) get(ctx context.Context, id string, shared bool, create Factory) (any, error) {
+	if shared && s.shared != nil {
+		return s.shared.get(ctx, id, false, create)
+	}
+	s.mu.Lock()
+	lv, ok := s.values[id]
+	if !ok {
+		lv = &lazyValue{}
+		s.values[id] = lv
+	}
+	s.mu.Unlock()
+	lv.once.Do(func() {
+		make := create
+		if f, ok := s.overrides[id]; ok {
+			make = f
+		}
+		if make == nil {
+			lv.err = fmt.Errorf("no value and no Create function")
+			return
+		}
+		lv.v, lv.err = make(ctx)
+	})
+	return lv.v, lv.err
+}
+
+// Resolve returns the value of key for the call tc belongs to. It is made at
+// most once per call (or per toolkit for Shared keys): by the host's override
+// for key.ID if there is one, else by key.Create. A failure is an
+// EXECUTION_FAILED error naming the key.
+func Resolve[T any](ctx context.Context, tc Context, key Key[T]) (T, error) {
+	var zero T
+	scope := tc.deps
+	if scope == nil {
+		scope = NewScope(nil, nil)
+	}
+	var create Factory
+	if key.Create != nil {
+		create = func(ctx context.Context) (any, error) { return key.Create(ctx) }
+	}
+	v, err := scope.get(ctx, key.ID, key.Shared, create)
+	if err != nil {
+		return zero, &Error{Code: CodeExecutionFailed, Tool: tc.Tool,
+			Message: fmt.Sprintf("dependency %q: %v", key.ID, err), Err: err}
+	}
+	t, ok := v.(T)
+	if !ok {
+		return zero, &Error{Code: CodeExecutionFailed, Tool: tc.Tool,
+			Message: fmt.Sprintf("dependency %q: value is %T, want %T", key.ID, v, zero)}
+	}
+	return t, nil
+}

@@ -1,0 +1,100 @@
+package tool
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable, machine-readable error code. Codes never change meaning;
+// hosts and models may branch on them.
+type Code string
+
+// The error codes. See DESIGN.md section 3 for when each applies.
+const (
+	CodeToolNotFound             Code = "TOOL_NOT_FOUND"
+	CodeToolNotAllowed           Code = "TOOL_NOT_ALLOWED"
+	CodeApprovalDenied           Code = "APPROVAL_DENIED"
+	CodeInvalidToolArgumentsType Code = "INVALID_TOOL_ARGUMENTS_TYPE"
+	CodeInvalidArguments         Code = "INVALID_ARGUMENTS"
+	CodeSandboxViolation         Code = "SANDBOX_VIOLATION"
+	CodeTimeout                  Code = "TIMEOUT"
+	CodeCancelled                Code = "CANCELLED"
+	CodeExecutionFailed          Code = "EXECUTION_FAILED"
+	CodeBudgetExceeded           Code = "BUDGET_EXCEEDED"
+	CodeInternal                 Code = "INTERNAL"
+)
+
+// Retriable reports whether a call that failed with c may succeed when the model
+// tries again with other arguments or later: true for argument errors and
+// timeouts, false for everything a retry cannot change.
+func (c Code) Retriable() bool {
+	switch c {
+	case CodeInvalidToolArgumentsType, CodeInvalidArguments, CodeTimeout:
+		return true
+	}
+	return false
+}
+
+// Error is the error every step of the pipeline returns. It carries a stable
+// Code, the tool it concerns, and the cause, which it unwraps to, in the way
+// *fs.PathError carries the operation, the path and the cause.
+type Error struct {
+	Code      Code
+	Message   string // what went wrong, written for the model: it names the field, path or rule
+	Tool      string // the tool's name, when known
+	Retriable bool
+	Details   map[string]any // structured extras (the field, the rule, the matches...)
+	Err       error          // the cause, if any
+}
+
+// Errorf returns an *Error with code c and a formatted message. Retriable is
+// c's default. A %w verb in format sets the cause.
+func Errorf(c Code, format string, args ...any) *Error {
+	wrapped := fmt.Errorf(format, args...)
+	return &Error{Code: c, Message: wrapped.Error(), Retriable: c.Retriable(), Err: errors.Unwrap(wrapped)}
+}
+
+// Error returns "CODE: message".
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// WithTool returns e with its tool name set, unless it already had one.
+func (e *Error) WithTool(name string) *Error {
+	if e.Tool == "" {
+		e.Tool = name
+	}
+	return e
+}
+
+// WithDetail records a structured detail on e and returns e.
+func (e *Error) WithDetail(key string, value any) *Error {
+	if e.Details == nil {
+		e.Details = map[string]any{}
+	}
+	e.Details[key] = value
+	return e
+}
+
+// AsError returns err as an *Error: itself if it is one (or wraps one), and
+// otherwise an EXECUTION_FAILED error that wraps it. A nil err gives nil.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var te *Error
+	if errors.As(err, &te) {
+		return te
+	}
+	return &Error{Code: CodeExecutionFailed, Message: err.Error(), Err: err}
+}
+
+// CodeOf returns the code of err, or "" when err is not (and wraps no) *Error.
+func CodeOf(err error) Code {
+	var te *Error
+	if errors.As(err, &te) {
+		return te.Code
+	}
+	return ""
+}

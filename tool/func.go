@@ -1,0 +1,168 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/quiverkit/quiver/schema"
+)
+
+// Option configures a tool built by [Func].
+type Option func(*funcConfig)
+
+type funcConfig struct {
+	risk        Risk
+	annotations Annotations
+	adjust      []func(*jsonschema.Schema)
+	subjects    func(json.RawMessage) ([]Subject, error)
+	callRisk    func(json.RawMessage) Risk
+}
+
+// WithRisk sets the tool's risk (default [RiskLow] for read-only tools, else
+// [RiskHigh]).
+func WithRisk(r Risk) Option { return func(c *funcConfig) { c.risk = r } }
+
+// WithAnnotations sets the MCP hints. A tool without annotations is treated as
+// one that writes.
+func WithAnnotations(a Annotations) Option { return func(c *funcConfig) { c.annotations = a } }
+
+// ReadOnly is shorthand for the annotations of a tool that only reads inside
+// the workspace: read-only, idempotent, not open-world.
+func ReadOnly() Option {
+	return WithAnnotations(Annotations{ReadOnly: true, Idempotent: true})
+}
+
+// WithSchema lets the tool adjust its inferred input schema (add an enum, a
+// pattern, a oneOf) before it is compiled.
+func WithSchema(adjust func(*jsonschema.Schema)) Option {
+	return func(c *funcConfig) { c.adjust = append(c.adjust, adjust) }
+}
+
+// WithSubjects names what a call acts on, for call-level policy rules such as
+// read_file(.env). fn gets the decoded input.
+func WithSubjects[In any](fn func(In) []Subject) Option {
+	return func(c *funcConfig) {
+		c.subjects = func(raw json.RawMessage) ([]Subject, error) {
+			in, err := decode[In](raw)
+			if err != nil {
+				return nil, err
+			}
+			return fn(in), nil
+		}
+	}
+}
+
+// PathSubject is a [WithSubjects] function for tools whose input names one
+// path through a field.
+func PathSubject(path string) []Subject { return []Subject{{Kind: SubjectPath, Value: path}} }
+
+// WithCallRisk classifies each call from its decoded input.
+func WithCallRisk[In any](fn func(In) Risk) Option {
+	return func(c *funcConfig) {
+		c.callRisk = func(raw json.RawMessage) Risk {
+			in, err := decode[In](raw)
+			if err != nil {
+				return RiskHigh
+			}
+			return fn(in)
+		}
+	}
+}
+
+// Func builds a tool from a typed Go function. For every call it:
+//
+//   - has had the arguments validated against the schema inferred from In
+//     (struct tags `json`, `jsonschema` for descriptions, and the constraint
+//     tags listed in package schema), with additionalProperties false — the
+//     pipeline does that before Execute runs;
+//   - decodes them into In, rejecting unknown fields;
+//   - calls fn with the call's context and [Context];
+//   - returns Out as the result's typed Output (for [quiver.Call] and MCP
+//     structured content), and as the model's view: Out's own Render method if
+//     it implements [Renderer], JSON otherwise.
+//
+// An error from fn that is a *Error keeps its code; any other error becomes
+// EXECUTION_FAILED. Func panics if In does not give an object schema: that is
+// a programming error, found at start-up.
+func Func[In, Out any](name, description string, fn func(ctx context.Context, tc Context, in In) (Out, error), opts ...Option) *Tool {
+	var cfg funcConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	in, err := schema.Infer[In]()
+	if err != nil {
+		panic(fmt.Sprintf("tool.Func(%q): %v", name, err))
+	}
+	for _, adjust := range cfg.adjust {
+		adjust(in)
+	}
+	if cfg.risk == "" {
+		cfg.risk = RiskHigh
+		if cfg.annotations.ReadOnly {
+			cfg.risk = RiskLow
+		}
+	}
+	t := &Tool{
+		Name:         name,
+		Description:  description,
+		InputSchema:  in,
+		OutputSchema: schema.InferOutput[Out](),
+		Risk:         cfg.risk,
+		Annotations:  cfg.annotations,
+		Subjects:     cfg.subjects,
+		CallRisk:     cfg.callRisk,
+		Execute: func(ctx context.Context, tc Context, raw json.RawMessage) (Result, error) {
+			in, err := decode[In](raw)
+			if err != nil {
+				return Result{}, err
+			}
+			out, err := fn(ctx, tc, in)
+			if err != nil {
+				return Result{}, err
+			}
+			return render(out), nil
+		},
+	}
+	if err := t.Check(); err != nil {
+		panic(fmt.Sprintf("tool.Func: %v", err))
+	}
+	return t
+}
+
+// decode unmarshals raw into an In, rejecting fields In does not have.
+func decode[In any](raw json.RawMessage) (In, error) {
+	var in In
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return in, &Error{Code: CodeInvalidArguments, Retriable: true, Message: decodeMessage(err), Err: err}
+	}
+	return in, nil
+}
+
+func decodeMessage(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Sprintf("field %q: has JSON type %s, want %s", te.Field, te.Value, te.Type)
+	}
+	return err.Error()
+}
+
+func render(out any) Result {
+	if r, ok := out.(Renderer); ok {
+		res := r.Render()
+		res.Output = out
+		return res
+	}
+	if v := reflect.ValueOf(out); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		return Result{Parts: []Part{{Type: PartText, Text: "(no output)"}}, Output: out}
+	}
+	res := JSON(out)
+	res.Output = out
+	return res
+}

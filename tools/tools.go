@@ -1,0 +1,69 @@
+// Package tools holds Quiver's built-in tools. One tool is three files:
+// NAME.go (its input and output types and its function), NAME.md (the
+// description the model reads, embedded), and NAME_test.go.
+//
+// A tool here only does its job: it reaches files through the workspace
+// (workspace.From) and other services through dependency keys. Policy,
+// approval, output caching and audit belong to the pipeline, which runs them
+// once for every tool from every provider.
+//
+// Each tool file registers its constructor in an init function; [All] builds
+// the whole set. Registration keeps a tool's name, types, description and
+// handler in one place: adding a tool touches no other file.
+package tools
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/quiverkit/quiver/tool"
+)
+
+var (
+	mu           sync.Mutex
+	constructors []func() *tool.Tool
+)
+
+// register adds a tool constructor; called from init functions.
+func register(newTool func() *tool.Tool) {
+	mu.Lock()
+	constructors = append(constructors, newTool)
+	mu.Unlock()
+}
+
+// All returns a fresh instance of every built-in tool, sorted by name.
+func All() []*tool.Tool {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]*tool.Tool, 0, len(constructors))
+	for _, c := range constructors {
+		out = append(out, c())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Aliases are the other names the built-in tools answer to, with argument
+// renames, so that a model prompted with either specification is served.
+// Tool files add theirs in init.
+var aliases []Alias
+
+// Alias is an alternative name for a built-in tool.
+type Alias struct {
+	Name    string
+	Target  string
+	Renames map[string]string
+}
+
+func registerAlias(a Alias) {
+	mu.Lock()
+	aliases = append(aliases, a)
+	mu.Unlock()
+}
+
+// Aliases returns the registered aliases.
+func Aliases() []Alias {
+	mu.Lock()
+	defer mu.Unlock()
+	return append([]Alias(nil), aliases...)
+}

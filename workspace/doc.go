@@ -1,0 +1,29 @@
+// Package workspace is the confined file system every built-in tool works in.
+//
+// A [Workspace] is a directory opened with [os.Root]: every lookup is done by
+// the kernel relative to the root's descriptor, so ".." out of the root, an
+// absolute path outside it and a symlink that leads out are refused by a
+// lookup that cannot be raced — not by string checks that a rename between
+// check and use could defeat. The errors are *tool.Error with code
+// SANDBOX_VIOLATION.
+//
+// What it adds to os.Root:
+//
+//   - paths in, paths out: a tool may name a file relative to the root or by
+//     an absolute path inside it; paths shown to the model are relative
+//     ([Workspace.Rel]);
+//   - reads that cannot hang: [Workspace.Open] refuses FIFOs, sockets and
+//     devices after opening without blocking;
+//   - atomic writes ([Workspace.WriteFile], [Workspace.WriteFileFrom]): a
+//     temporary file in the same directory, fsync, rename; the old mode kept;
+//     on any failure the old content is intact and no temporary file is left;
+//   - ignore files for walkers ([Ignore], [Workspace.Walk]): .gitignore
+//     (nested, with negations), .ignore, .quiverignore and .git/info/exclude.
+//     A path asked for by name is read whatever the ignore files say.
+//
+// The unrestricted write scope is the one exception to confinement: with
+// [Options.AllowOutside] absolute paths outside the root are served from a
+// root opened at "/".
+//
+// Tools reach the workspace as the dependency [Key].
+package workspace
