@@ -2,7 +2,9 @@ package tool
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -69,6 +71,16 @@ func NewScope(overrides map[string]Factory, shared *Scope) *Scope {
 	return &Scope{overrides: overrides, shared: shared, values: map[string]*lazyValue{}}
 }
 
+// Provide sets the value of dependency id in this scope, ahead of any
+// override or Create. The pipeline uses it for per-call values.
+func (s *Scope) Provide(id string, v any) {
+	lv := &lazyValue{v: v}
+	lv.once.Do(func() {})
+	s.mu.Lock()
+	s.values[id] = lv
+	s.mu.Unlock()
+}
+
 func (s *Scope) get(ctx context.Context, id string, shared bool, create Factory) (any, error) {
 	if shared && s.shared != nil {
 		return s.shared.get(ctx, id, false, create)
@@ -119,4 +131,20 @@ func Resolve[T any](ctx context.Context, tc Context, key Key[T]) (T, error) {
 			Message: fmt.Sprintf("dependency %q: value is %T, want %T", key.ID, v, zero)}
 	}
 	return t, nil
+}
+
+// Close closes every value made in this scope that is an io.Closer (a
+// toolkit's background jobs, an MCP session), and returns their errors joined.
+func (s *Scope) Close() error {
+	s.mu.Lock()
+	values := s.values
+	s.values = map[string]*lazyValue{}
+	s.mu.Unlock()
+	var errs []error
+	for _, lv := range values {
+		if c, ok := lv.v.(io.Closer); ok && lv.err == nil {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
 }

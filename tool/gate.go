@@ -7,8 +7,10 @@ import "context"
 // that $(...), eval, functions and variables cannot slip a command past a
 // rule, and about every file a redirection opens for writing.
 //
-// The toolkit provides its policy under [CommandGateKey]. The key has no
-// Create: a tool that runs commands without a gate fails closed.
+// The toolkit provides a gate for each call under [CommandGateKey] (per call,
+// because what a command may do at run time depends on how the call itself was
+// allowed). The key has no Create: a tool that runs commands without a gate
+// fails closed.
 type CommandGate interface {
 	// CheckCommand returns an error (a *Error with code TOOL_NOT_ALLOWED,
 	// naming the rule) if argv may not run.
@@ -19,4 +21,4 @@ type CommandGate interface {
 }
 
 // CommandGateKey is the dependency key of the toolkit's [CommandGate].
-var CommandGateKey = Key[CommandGate]{ID: "quiver.command-gate", Shared: true}
+var CommandGateKey = Key[CommandGate]{ID: "quiver.command-gate"}

@@ -1,0 +1,83 @@
+// Package audit records one line per tool call, whatever its outcome, so that
+// a host can answer "what did the agent run, who allowed it, and what came of
+// it" after the fact.
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+)
+
+// Record is one call's audit entry.
+type Record struct {
+	Time       time.Time `json:"time"`
+	CallID     string    `json:"call_id"`
+	Tool       string    `json:"tool"`
+	Provider   string    `json:"provider,omitempty"`
+	Decision   string    `json:"decision,omitempty"` // allow | ask | deny, empty when the call failed before the policy decided
+	Rule       string    `json:"rule,omitempty"`     // the rule that decided
+	Approver   string    `json:"approver,omitempty"` // who approved or refused an ask
+	DurationMS float64   `json:"duration_ms"`
+	Outcome    string    `json:"outcome"` // "ok", or the error code
+	OutputSize int       `json:"output_size"`
+	OutputRef  string    `json:"output_ref,omitempty"`
+}
+
+// Sink receives audit records. Implementations must be safe for concurrent
+// use; the pipeline logs (and does not fail the call on) a Sink's error.
+type Sink interface {
+	Record(ctx context.Context, r Record) error
+}
+
+// Discard drops every record.
+var Discard Sink = discard{}
+
+type discard struct{}
+
+func (discard) Record(context.Context, Record) error { return nil }
+
+// JSONLines writes each record as one JSON line to W.
+type JSONLines struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewJSONLines returns a sink writing to w.
+func NewJSONLines(w io.Writer) *JSONLines { return &JSONLines{w: w} }
+
+// Record implements Sink.
+func (j *JSONLines) Record(_ context.Context, r Record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_, err = j.w.Write(b)
+	return err
+}
+
+// Memory keeps records in memory, for tests and UIs.
+type Memory struct {
+	mu      sync.Mutex
+	records []Record
+}
+
+// Record implements Sink.
+func (m *Memory) Record(_ context.Context, r Record) error {
+	m.mu.Lock()
+	m.records = append(m.records, r)
+	m.mu.Unlock()
+	return nil
+}
+
+// Records returns a copy of what was recorded.
+func (m *Memory) Records() []Record {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Record(nil), m.records...)
+}

@@ -1,0 +1,341 @@
+package quiver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/quiverkit/quiver/audit"
+	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/provider"
+	"github.com/quiverkit/quiver/schema"
+	"github.com/quiverkit/quiver/tool"
+)
+
+// ToolCall is one call as a model (or a host) makes it.
+type ToolCall struct {
+	ID        string          // the model's call id; one is made when empty
+	Name      string          // the tool's name, or an alias
+	Arguments json.RawMessage // must be a JSON object
+	// Provider, when set, forces the provider that serves the call
+	// (quiver call --provider): for comparing backends.
+	Provider string
+}
+
+// Output is the result of one call, in the shape of a "function" message.
+type Output struct {
+	Role      string      `json:"role"` // always "function"
+	Name      string      `json:"name"` // the name that was called
+	CallID    string      `json:"call_id"`
+	Content   tool.Result `json:"content"` // the model's view; an error result when Err is set
+	OutputRef string      `json:"output_ref,omitempty"`
+	Provider  string      `json:"provider,omitempty"` // who served the call
+	Err       *tool.Error `json:"-"`                  // the failure, if any
+}
+
+// Invoke runs the tool called name with args through the whole pipeline.
+// args is a map[string]any, a json.RawMessage (or []byte) holding JSON text,
+// or any value that marshals to a JSON object; anything else is
+// INVALID_TOOL_ARGUMENTS_TYPE.
+//
+// On failure the returned error is the *tool.Error, and Output.Content holds
+// the error result to hand back to the model.
+func (tk *Toolkit) Invoke(ctx context.Context, name string, args any) (Output, error) {
+	raw, err := rawArgs(args)
+	if err != nil {
+		return tk.InvokeCall(ctx, ToolCall{Name: name, Arguments: json.RawMessage("null")})
+	}
+	return tk.InvokeCall(ctx, ToolCall{Name: name, Arguments: raw})
+}
+
+// InvokeCall is [Toolkit.Invoke] for a call with an id (a model's tool call).
+func (tk *Toolkit) InvokeCall(ctx context.Context, c ToolCall) (Output, error) {
+	out := tk.run(ctx, c)
+	if out.Err != nil {
+		return out, out.Err
+	}
+	return out, nil
+}
+
+func rawArgs(args any) (json.RawMessage, error) {
+	switch a := args.(type) {
+	case json.RawMessage:
+		return a, nil
+	case []byte:
+		return a, nil
+	case nil:
+		return json.RawMessage("null"), nil
+	}
+	return json.Marshal(args)
+}
+
+// call is the state of one call as it moves down the pipeline.
+type call struct {
+	ToolCall
+	entry    *provider.Entry
+	tool     *tool.Tool
+	args     json.RawMessage
+	subjects []tool.Subject
+	risk     tool.Risk
+	verdict  policy.Verdict
+	approval policy.Approval
+	typed    bool // the caller wants the typed output, untrimmed
+}
+
+// run is the pipeline of DESIGN.md section 1, top to bottom.
+func (tk *Toolkit) run(ctx context.Context, tc ToolCall) Output {
+	return tk.runWith(ctx, tc, false)
+}
+
+func (tk *Toolkit) runWith(ctx context.Context, tc ToolCall, typed bool) (out Output) {
+	start := time.Now()
+	c := &call{ToolCall: tc, typed: typed}
+	if c.ID == "" {
+		c.ID = "call_" + strconv.FormatUint(tk.calls.Add(1), 10)
+	}
+	out = Output{Role: "function", Name: c.Name, CallID: c.ID}
+	defer func() { tk.record(ctx, c, &out, start) }()
+
+	res, err := tk.pipeline(ctx, c)
+	if err != nil {
+		te := tool.AsError(err).WithTool(c.Name)
+		out.Err, out.Content = te, tool.ErrorResult(c.Name, te)
+		return out
+	}
+	out.Content, out.OutputRef = res, res.OutputRef
+	if c.entry != nil {
+		out.Provider = c.entry.Provider
+	}
+	return out
+}
+
+func (tk *Toolkit) pipeline(ctx context.Context, c *call) (tool.Result, error) {
+	if err := tk.resolve(ctx, c); err != nil {
+		return tool.Result{}, err
+	}
+	if err := tk.policy.Gate(c.tool); err != nil {
+		return tool.Result{}, err
+	}
+	m, err := checkObject(c.args)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if err := tk.validate(c, m); err != nil {
+		return tool.Result{}, err
+	}
+	if err := tk.decide(c); err != nil {
+		return tool.Result{}, err
+	}
+	if err := tk.approve(ctx, c); err != nil {
+		return tool.Result{}, err
+	}
+	res, err := tk.execute(ctx, c)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if !c.typed {
+		res = tk.cacheStep(ctx, c.tool.Name, c.ID, res)
+	}
+	return res, nil
+}
+
+// resolve finds the tool (following aliases) and the provider serving it.
+func (tk *Toolkit) resolve(ctx context.Context, c *call) error {
+	var err error
+	if c.Provider != "" {
+		c.entry, c.args, err = tk.registry.ResolveFrom(ctx, c.Provider, c.Name, c.Arguments)
+	} else {
+		c.entry, c.args, err = tk.registry.Resolve(ctx, c.Name, c.Arguments)
+	}
+	if err != nil {
+		return err
+	}
+	c.tool = c.entry.Tool
+	return nil
+}
+
+// checkObject decodes args, which must be a JSON object.
+func checkObject(args json.RawMessage) (map[string]any, error) {
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, tool.Errorf(tool.CodeInvalidToolArgumentsType,
+			"arguments must be a JSON object, got %s", describeJSON(trimmed))
+	}
+	var m map[string]any
+	if err := json.Unmarshal(trimmed, &m); err != nil {
+		return nil, tool.Errorf(tool.CodeInvalidToolArgumentsType, "arguments are not valid JSON: %v", err)
+	}
+	return m, nil
+}
+
+func describeJSON(b []byte) string {
+	if len(b) == 0 {
+		return "nothing"
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return "text that is not JSON"
+	}
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "a " + fmt.Sprintf("%T", v)
+}
+
+// validate checks the arguments against the tool's schema; explicit nulls for
+// optional fields are dropped (and the raw arguments re-encoded) first.
+func (tk *Toolkit) validate(c *call, m map[string]any) error {
+	v, err := tk.validator(c.tool)
+	if err != nil {
+		return tool.Errorf(tool.CodeInternal, "tool %q has an unusable input schema: %v", c.tool.Name, err)
+	}
+	changed, err := v.Validate(m)
+	if err != nil {
+		var fe *schema.FieldError
+		te := tool.Errorf(tool.CodeInvalidArguments, "%v", err)
+		if errors.As(err, &fe) {
+			te.WithDetail("field", fe.Field).WithDetail("rule", fe.Rule)
+		}
+		return te
+	}
+	if changed {
+		if c.args, err = json.Marshal(m); err != nil {
+			return tool.Errorf(tool.CodeInternal, "re-encode arguments: %v", err)
+		}
+	}
+	return nil
+}
+
+func (tk *Toolkit) validator(t *tool.Tool) (*schema.Validator, error) {
+	if v, ok := tk.validators.Load(t); ok {
+		return v.(*schema.Validator), nil
+	}
+	v, err := schema.Compile(t.InputSchema)
+	if err != nil {
+		return nil, err
+	}
+	tk.validators.Store(t, v)
+	return v, nil
+}
+
+// decide applies the call-level rules.
+func (tk *Toolkit) decide(c *call) error {
+	if c.tool.Subjects != nil {
+		subjects, err := c.tool.Subjects(c.args)
+		if err != nil {
+			return err
+		}
+		for i, s := range subjects {
+			if s.Kind == tool.SubjectPath {
+				subjects[i].Value = tk.ws.Display(s.Value)
+			}
+		}
+		c.subjects = subjects
+	}
+	c.risk = c.tool.RiskOf(c.args)
+	c.verdict = tk.policy.Decide(c.tool, c.subjects, c.risk)
+	if c.verdict.Decision == policy.Deny {
+		return tool.Errorf(tool.CodeToolNotAllowed, "call refused by policy (%s)", c.verdict.Rule).
+			WithDetail("rule", c.verdict.Rule)
+	}
+	return nil
+}
+
+// approve asks the approver about calls the policy referred to a person. An
+// approver's error refuses the call: no decision is not a yes.
+func (tk *Toolkit) approve(ctx context.Context, c *call) error {
+	if c.verdict.Decision != policy.Ask {
+		return nil
+	}
+	req := policy.Request{Tool: c.tool.Name, CallID: c.ID, Arguments: c.args, Risk: c.risk,
+		Rule: c.verdict.Rule, Subjects: c.subjects, Suggest: policy.SuggestRule(c.tool.Name, c.subjects)}
+	a, err := tk.approver.Approve(ctx, req)
+	c.approval = a
+	if err != nil {
+		return tool.Errorf(tool.CodeApprovalDenied, "approval failed: %w", err)
+	}
+	if !a.Approved {
+		reason := a.Reason
+		if reason == "" {
+			reason = "refused"
+		}
+		return tool.Errorf(tool.CodeApprovalDenied, "%s", reason).WithDetail("approver", a.By)
+	}
+	return nil
+}
+
+// execute runs the tool with its context, a deadline if one is set, and a
+// recover that turns a panic into INTERNAL (the stack goes to the log).
+func (tk *Toolkit) execute(ctx context.Context, c *call) (res tool.Result, err error) {
+	if tk.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, tk.timeout)
+		defer cancel()
+	}
+	scope := tool.NewScope(tk.overrides, tk.shared)
+	scope.Provide(tool.CommandGateKey.ID, tk.policy.CommandGate(c.tool.Name, c.verdict, c.approval.Approved, tk.classify))
+	tc := tool.NewContext(c.ID, c.tool.Name, tk.logger, scope)
+	defer func() {
+		if p := recover(); p != nil {
+			tk.logger.ErrorContext(ctx, "tool panicked", "tool", c.tool.Name, "call_id", c.ID,
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			res, err = tool.Result{}, tool.Errorf(tool.CodeInternal, "the tool panicked: %v", p)
+		}
+		if cerr := scope.Close(); cerr != nil {
+			tk.logger.WarnContext(ctx, "closing call dependencies", "tool", c.tool.Name, "err", cerr)
+		}
+	}()
+	res, err = c.tool.Execute(ctx, tc, c.args)
+	if err != nil {
+		return res, contextError(ctx, err)
+	}
+	return res, nil
+}
+
+// contextError gives a failure caused by the context its own code.
+func contextError(ctx context.Context, err error) error {
+	if code := tool.CodeOf(err); code != "" && code != tool.CodeExecutionFailed {
+		return err
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		return tool.Errorf(tool.CodeTimeout, "the call did not finish before its deadline: %w", err)
+	case errors.Is(ctx.Err(), context.Canceled) || errors.Is(err, context.Canceled):
+		return tool.Errorf(tool.CodeCancelled, "the call was cancelled: %w", err)
+	}
+	return err
+}
+
+// record writes the call's audit record.
+func (tk *Toolkit) record(ctx context.Context, c *call, out *Output, start time.Time) {
+	r := audit.Record{Time: start.UTC(), CallID: c.ID, Tool: c.Name,
+		DurationMS: float64(time.Since(start).Microseconds()) / 1000,
+		Decision:   string(c.verdict.Decision), Rule: c.verdict.Rule, Approver: c.approval.By,
+		Outcome: "ok", OutputRef: out.OutputRef}
+	if c.entry != nil {
+		r.Provider = c.entry.Provider
+	}
+	if out.Err != nil {
+		r.Outcome = string(out.Err.Code)
+	}
+	for _, p := range out.Content.Parts {
+		r.OutputSize += len(p.Text) + len(p.JSON) + len(p.Data)
+	}
+	if err := tk.audit.Record(ctx, r); err != nil {
+		tk.logger.WarnContext(ctx, "audit record lost", "call_id", c.ID, "err", err)
+	}
+}

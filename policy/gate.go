@@ -1,0 +1,89 @@
+package policy
+
+import (
+	"context"
+	"strings"
+
+	"github.com/quiverkit/quiver/tool"
+)
+
+// writeTools are the tools whose path rules also bind a command's
+// redirections: deny = ["write_file(.env)"] stops `echo x > .env` too.
+var writeTools = []string{"write_file", "edit", "multi_edit", "apply_patch"}
+
+// CommandGate returns the gate exec_command consults for one call, at the
+// moment each command runs. How strict it is depends on how the call was let
+// through:
+//
+//   - allowed by specifier rules (exec_command(git status)): every command
+//     that actually runs must itself match an allow rule, so eval, $(...),
+//     functions and variables cannot run anything the rules did not name;
+//   - allowed otherwise (a bare rule, the tools map, the default) or approved
+//     by a person who saw the line: deny rules still bind every command, and
+//     ask rules refuse commands nobody was asked about;
+//   - in the read-only scope every command must be low-risk (classify) and
+//     nothing may be opened for writing.
+//
+// classify reports whether a command is plainly read-only; nil refuses every
+// command the allow rules do not name in the read-only scope.
+func (p *Policy) CommandGate(toolName string, v Verdict, approved bool, classify func(argv []string) bool) tool.CommandGate {
+	return &commandGate{p: p, tool: toolName, strict: v.Decision == Allow && v.BySpecifier, approved: approved, classify: classify}
+}
+
+type commandGate struct {
+	p        *Policy
+	tool     string
+	strict   bool
+	approved bool
+	classify func([]string) bool
+}
+
+func (g *commandGate) CheckCommand(_ context.Context, argv []string) error {
+	c := SimpleCommand{Words: argv, Literal: true}
+	for _, r := range g.p.deny {
+		if r.matchesTool(g.tool) && (r.Spec == "" || r.matchesCommand(c)) {
+			return g.refuse(c, "deny: "+r.String())
+		}
+	}
+	if !g.approved {
+		for _, r := range g.p.ask {
+			if r.matchesTool(g.tool) && r.Spec != "" && r.matchesCommand(c) {
+				return g.refuse(c, "ask: "+r.String()+" (run it as a call of its own to be asked)")
+			}
+		}
+	}
+	allowed := false
+	for _, r := range g.p.allow {
+		if r.matchesTool(g.tool) && r.Spec != "" && r.matchesCommand(c) {
+			allowed = true
+			break
+		}
+	}
+	if g.strict && !allowed {
+		return g.refuse(c, "no allow rule names it")
+	}
+	if g.p.scope == ReadOnly && !allowed && (g.classify == nil || !g.classify(argv)) {
+		return g.refuse(c, "write scope read-only: only read-only commands run")
+	}
+	return nil
+}
+
+func (g *commandGate) CheckWrite(_ context.Context, p string) error {
+	if g.p.scope == ReadOnly {
+		return tool.Errorf(tool.CodeToolNotAllowed, "writing %s refused: the write scope is read-only", p)
+	}
+	subject := []tool.Subject{{Kind: tool.SubjectPath, Value: p}}
+	for _, r := range g.p.deny {
+		for _, w := range writeTools {
+			if r.matchesTool(w) && r.Spec != "" && r.matchesAny(subject, nil) {
+				return tool.Errorf(tool.CodeToolNotAllowed, "writing %s refused by policy rule deny: %s", p, r)
+			}
+		}
+	}
+	return nil
+}
+
+func (g *commandGate) refuse(c SimpleCommand, why string) error {
+	return tool.Errorf(tool.CodeToolNotAllowed, "command %q refused by policy: %s", strings.Join(c.Words, " "), why).
+		WithDetail("rule", why)
+}

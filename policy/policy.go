@@ -1,0 +1,269 @@
+package policy
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/quiverkit/quiver/tool"
+)
+
+// Decision is what the policy says about a call.
+type Decision string
+
+// The decisions.
+const (
+	Allow Decision = "allow"
+	Ask   Decision = "ask"
+	Deny  Decision = "deny"
+)
+
+// ParseDecision parses "allow", "ask" or "deny".
+func ParseDecision(s string) (Decision, error) {
+	switch d := Decision(s); d {
+	case Allow, Ask, Deny:
+		return d, nil
+	}
+	return "", fmt.Errorf("decision %q: want allow, ask or deny", s)
+}
+
+// WriteScope bounds what tools may change.
+type WriteScope string
+
+// The write scopes.
+const (
+	ReadOnly       WriteScope = "read-only"
+	WorkspaceWrite WriteScope = "workspace-write"
+	Unrestricted   WriteScope = "unrestricted"
+)
+
+// ParseWriteScope parses a write scope name.
+func ParseWriteScope(s string) (WriteScope, error) {
+	switch w := WriteScope(s); w {
+	case ReadOnly, WorkspaceWrite, Unrestricted:
+		return w, nil
+	}
+	return "", fmt.Errorf("write scope %q: want read-only, workspace-write or unrestricted", s)
+}
+
+// Config is the [policy] section of quiver.toml.
+type Config struct {
+	Default Decision            `toml:"default"` // "" means ask
+	Allow   []string            `toml:"allow"`
+	Ask     []string            `toml:"ask"`
+	Deny    []string            `toml:"deny"`
+	Tools   map[string]Decision `toml:"tools"`
+}
+
+// Policy is a compiled [Config] plus a write scope. It is immutable and safe
+// for concurrent use.
+type Policy struct {
+	def             Decision
+	allow, ask, deny []Rule
+	tools           map[string]Decision
+	scope           WriteScope
+}
+
+// New compiles cfg. An invalid rule or decision is an error naming it.
+func New(cfg Config, scope WriteScope) (*Policy, error) {
+	p := &Policy{def: cfg.Default, tools: map[string]Decision{}, scope: scope}
+	if p.def == "" {
+		p.def = Ask
+	}
+	if _, err := ParseDecision(string(p.def)); err != nil {
+		return nil, fmt.Errorf("policy default: %w", err)
+	}
+	if p.scope == "" {
+		p.scope = WorkspaceWrite
+	}
+	if _, err := ParseWriteScope(string(p.scope)); err != nil {
+		return nil, err
+	}
+	for _, list := range []struct {
+		name string
+		src  []string
+		dst  *[]Rule
+	}{{"allow", cfg.Allow, &p.allow}, {"ask", cfg.Ask, &p.ask}, {"deny", cfg.Deny, &p.deny}} {
+		for i, s := range list.src {
+			r, err := ParseRule(s)
+			if err != nil {
+				return nil, fmt.Errorf("policy %s[%d]: %w", list.name, i, err)
+			}
+			*list.dst = append(*list.dst, r)
+		}
+	}
+	for name, d := range cfg.Tools {
+		if _, err := ParseDecision(string(d)); err != nil {
+			return nil, fmt.Errorf("policy tools.%s: %w", name, err)
+		}
+		p.tools[name] = d
+	}
+	return p, nil
+}
+
+// AllowAll is a policy that allows every call within the workspace-write
+// scope; for tests and trusted hosts.
+func AllowAll() *Policy {
+	p, _ := New(Config{Default: Allow}, WorkspaceWrite)
+	return p
+}
+
+// WriteScope returns the policy's write scope.
+func (p *Policy) WriteScope() WriteScope { return p.scope }
+
+// Verdict is a decision and what made it.
+type Verdict struct {
+	Decision Decision
+	Rule     string // the rule that decided, e.g. `deny: exec_command(rm *)`, or "default"
+	// BySpecifier is set when allow rules with specifiers let the call
+	// through; commands run under it are held to those rules one by one.
+	BySpecifier bool
+}
+
+// Gate is the tool-level check, made before the arguments are looked at: a
+// tool named bare in deny, or one that writes under the read-only scope, is
+// refused with TOOL_NOT_ALLOWED.
+func (p *Policy) Gate(t *tool.Tool) error {
+	for _, r := range p.deny {
+		if r.Spec == "" && r.matchesTool(t.Name) {
+			return tool.Errorf(tool.CodeToolNotAllowed, "tool %q is denied by policy rule deny: %s", t.Name, r)
+		}
+	}
+	if p.scope == ReadOnly && !t.Annotations.ReadOnly && t.CallRisk == nil {
+		return tool.Errorf(tool.CodeToolNotAllowed, "tool %q changes files, and the write scope is read-only", t.Name)
+	}
+	return nil
+}
+
+// Visible reports whether a model should be offered t at all: false for
+// tools the gate always refuses.
+func (p *Policy) Visible(t *tool.Tool) bool { return p.Gate(t) == nil }
+
+// Decide is the call-level decision, made on validated arguments: subjects
+// are what the call acts on (paths relative to the workspace, commands,
+// URLs) and risk is the call's risk.
+func (p *Policy) Decide(t *tool.Tool, subjects []tool.Subject, risk tool.Risk) Verdict {
+	if v, ok := p.decideByRules(t.Name, subjects); ok {
+		if v.Decision != Deny && p.scope == ReadOnly && !t.Annotations.ReadOnly && risk != tool.RiskLow {
+			return Verdict{Decision: Deny, Rule: "write scope read-only (the call is not low-risk)"}
+		}
+		return v
+	}
+	if p.scope == ReadOnly && !t.Annotations.ReadOnly && risk != tool.RiskLow {
+		return Verdict{Decision: Deny, Rule: "write scope read-only (the call is not low-risk)"}
+	}
+	if d, ok := p.tools[t.Name]; ok {
+		return Verdict{Decision: d, Rule: "tools." + t.Name + " = " + string(d)}
+	}
+	if p.def != Deny && risk == tool.RiskLow {
+		return Verdict{Decision: Allow, Rule: "default for low-risk tools"}
+	}
+	return Verdict{Decision: p.def, Rule: "default = " + string(p.def)}
+}
+
+// decideByRules applies the deny, ask and allow lists in that order.
+func (p *Policy) decideByRules(name string, subjects []tool.Subject) (Verdict, bool) {
+	cmds := commandsOf(subjects)
+	for _, l := range []struct {
+		d     Decision
+		rules []Rule
+	}{{Deny, p.deny}, {Ask, p.ask}} {
+		for _, r := range l.rules {
+			if r.matchesTool(name) && r.matchesAny(subjects, cmds) {
+				return Verdict{Decision: l.d, Rule: string(l.d) + ": " + r.String()}, true
+			}
+		}
+	}
+	if r, bySpec, ok := p.allowedBy(name, subjects, cmds); ok {
+		return Verdict{Decision: Allow, Rule: "allow: " + r, BySpecifier: bySpec}, true
+	}
+	return Verdict{}, false
+}
+
+// allowedBy reports whether the allow list covers the call: a bare rule for
+// the tool, or specifier rules that together cover every subject (every
+// simple command of every command line).
+func (p *Policy) allowedBy(name string, subjects []tool.Subject, cmds []parsedCommand) (rule string, bySpec, ok bool) {
+	var specRules []Rule
+	for _, r := range p.allow {
+		if !r.matchesTool(name) {
+			continue
+		}
+		if r.Spec == "" {
+			return r.String(), false, true
+		}
+		specRules = append(specRules, r)
+	}
+	if len(specRules) == 0 || len(subjects) == 0 {
+		return "", false, false
+	}
+	var used []string
+	covers := func(match func(Rule) bool) bool {
+		for _, r := range specRules {
+			if match(r) {
+				used = appendUnique(used, r.String())
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range subjects {
+		if s.Kind == tool.SubjectCommand {
+			continue
+		}
+		if !covers(func(r Rule) bool { return r.matchesSubject(s) }) {
+			return "", false, false
+		}
+	}
+	for _, c := range cmds {
+		if c.err != nil || !c.Literal {
+			return "", false, false
+		}
+		if !covers(func(r Rule) bool { return r.matchesCommand(c.SimpleCommand) }) {
+			return "", false, false
+		}
+	}
+	if len(used) == 0 {
+		return "", false, false
+	}
+	return strings.Join(used, ", "), true, true
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, e := range list {
+		if e == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// parsedCommand is a simple command, or the parse error of its line.
+type parsedCommand struct {
+	SimpleCommand
+	err error
+}
+
+func commandsOf(subjects []tool.Subject) []parsedCommand {
+	var out []parsedCommand
+	for _, s := range subjects {
+		if s.Kind != tool.SubjectCommand {
+			continue
+		}
+		cmds, err := SimpleCommands(s.Value)
+		if err != nil {
+			out = append(out, parsedCommand{err: err})
+			continue
+		}
+		for _, c := range cmds {
+			out = append(out, parsedCommand{SimpleCommand: c})
+		}
+	}
+	return out
+}
+
+// cleanSubjectPath normalises a path subject for matching.
+func cleanSubjectPath(p string) string {
+	p = path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	return strings.TrimPrefix(p, "./")
+}

@@ -1,0 +1,285 @@
+package quiver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quiverkit/quiver/audit"
+	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider"
+	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
+)
+
+// Toolkit runs tool calls through the pipeline. Build it with [New]; it is
+// safe for concurrent use. Close it when done: it owns the workspace it
+// opened and whatever its tools started (background jobs).
+type Toolkit struct {
+	registry  *provider.Registry
+	policy    *policy.Policy
+	approver  policy.Approver
+	ws        *workspace.Workspace
+	ownsWS    bool
+	audit     audit.Sink
+	logger    *slog.Logger
+	timeout   time.Duration
+	overrides map[string]tool.Factory
+	shared    *tool.Scope
+	classify  func(argv []string) bool
+	closers   []io.Closer
+
+	cacheConfig // the output cache step's settings (cache.go)
+
+	root       string
+	scope      policy.WriteScope
+	noBuiltin  bool
+	providers  []provider.Provider
+	aliases    []provider.Alias
+	validators sync.Map // *tool.Tool -> *schema.Validator
+	calls      atomic.Uint64
+	closed     atomic.Bool
+}
+
+// Option configures a [Toolkit].
+type Option func(*Toolkit) error
+
+// WithRoot opens dir as the workspace (default: the current directory).
+func WithRoot(dir string) Option {
+	return func(tk *Toolkit) error { tk.root = dir; return nil }
+}
+
+// WithWorkspace uses an already open workspace; the toolkit does not close it.
+func WithWorkspace(ws *workspace.Workspace) Option {
+	return func(tk *Toolkit) error { tk.ws = ws; return nil }
+}
+
+// WithPolicy sets the policy (default: ask for high-risk calls, allow
+// low-risk ones, workspace-write scope).
+func WithPolicy(p *policy.Policy) Option {
+	return func(tk *Toolkit) error { tk.policy = p; return nil }
+}
+
+// WithApprover sets who decides calls the policy refers to a person (default
+// approve.Deny: nothing is approved unless the host says how).
+func WithApprover(a policy.Approver) Option {
+	return func(tk *Toolkit) error { tk.approver = a; return nil }
+}
+
+// WithAudit sends one record per call to sink.
+func WithAudit(sink audit.Sink) Option {
+	return func(tk *Toolkit) error { tk.audit = sink; return nil }
+}
+
+// WithLogger sets the logger tools and the pipeline log to (default: discard).
+func WithLogger(l *slog.Logger) Option {
+	return func(tk *Toolkit) error { tk.logger = l; return nil }
+}
+
+// WithTimeout bounds every call's execution (default: none beyond the
+// caller's context and the tools' own limits).
+func WithTimeout(d time.Duration) Option {
+	return func(tk *Toolkit) error { tk.timeout = d; return nil }
+}
+
+// WithProvider adds a tool provider.
+func WithProvider(p provider.Provider) Option {
+	return func(tk *Toolkit) error { tk.providers = append(tk.providers, p); return nil }
+}
+
+// WithAlias adds an alias.
+func WithAlias(a provider.Alias) Option {
+	return func(tk *Toolkit) error { tk.aliases = append(tk.aliases, a); return nil }
+}
+
+// WithoutBuiltin leaves out the built-in tools.
+func WithoutBuiltin() Option {
+	return func(tk *Toolkit) error { tk.noBuiltin = true; return nil }
+}
+
+// WithTools adds tools of the host's own, served by a provider with ID "host"
+// at the builtin priority plus one (so they win over built-ins of the same name).
+func WithTools(tools ...*tool.Tool) Option {
+	return WithProvider(staticProvider{id: "host", priority: provider.PriorityBuiltin + 1, tools: tools})
+}
+
+// WithOverride replaces the dependency with key ID id by factory, for every
+// call.
+func WithOverride(id string, factory tool.Factory) Option {
+	return func(tk *Toolkit) error {
+		if tk.overrides == nil {
+			tk.overrides = map[string]tool.Factory{}
+		}
+		tk.overrides[id] = factory
+		return nil
+	}
+}
+
+// Override is [WithOverride] with a typed factory.
+func Override[T any](key tool.Key[T], factory func(ctx context.Context) (T, error)) Option {
+	return WithOverride(key.ID, func(ctx context.Context) (any, error) { return factory(ctx) })
+}
+
+// WithCommandClassifier sets how exec-time checks tell a plainly read-only
+// command (allowed under the read-only scope).
+func WithCommandClassifier(readOnly func(argv []string) bool) Option {
+	return func(tk *Toolkit) error { tk.classify = readOnly; return nil }
+}
+
+// New builds a toolkit.
+func New(opts ...Option) (*Toolkit, error) {
+	tk := &Toolkit{}
+	for _, o := range opts {
+		if err := o(tk); err != nil {
+			return nil, err
+		}
+	}
+	if err := tk.setDefaults(); err != nil {
+		return nil, err
+	}
+	tk.registry = provider.NewRegistry()
+	if !tk.noBuiltin {
+		tk.registry.Add(builtin.New())
+		for _, a := range builtin.Aliases() {
+			tk.registry.AddAlias(a)
+		}
+	}
+	for _, p := range tk.providers {
+		tk.registry.Add(p)
+	}
+	for _, a := range tk.aliases {
+		tk.registry.AddAlias(a)
+	}
+	tk.shared = tool.NewScope(tk.overrides, nil)
+	tk.shared.Provide(workspace.Key.ID, tk.ws)
+	if err := tk.initCache(); err != nil {
+		tk.Close()
+		return nil, err
+	}
+	return tk, nil
+}
+
+func (tk *Toolkit) setDefaults() error {
+	if tk.logger == nil {
+		tk.logger = slog.New(slog.DiscardHandler)
+	}
+	if tk.audit == nil {
+		tk.audit = audit.Discard
+	}
+	if tk.approver == nil {
+		tk.approver = approve.Deny
+	}
+	if tk.policy == nil {
+		p, err := policy.New(policy.Config{}, policy.WorkspaceWrite)
+		if err != nil {
+			return err
+		}
+		tk.policy = p
+	}
+	if tk.ws == nil {
+		dir := tk.root
+		if dir == "" {
+			wd, err := os.Getwd()
+			if err != nil {
+				return fmt.Errorf("quiver: workspace: %w", err)
+			}
+			dir = wd
+		}
+		ws, err := workspace.Open(dir, workspace.Options{AllowOutside: tk.policy.WriteScope() == policy.Unrestricted})
+		if err != nil {
+			return fmt.Errorf("quiver: %w", err)
+		}
+		tk.ws, tk.ownsWS = ws, true
+	}
+	return nil
+}
+
+// Close stops what the toolkit's tools started and releases the workspace.
+func (tk *Toolkit) Close() error {
+	if tk.closed.Swap(true) {
+		return nil
+	}
+	var first error
+	for i := len(tk.closers) - 1; i >= 0; i-- {
+		if err := tk.closers[i].Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if tk.shared != nil {
+		if err := tk.shared.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if tk.ownsWS && tk.ws != nil {
+		if err := tk.ws.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Workspace returns the toolkit's workspace.
+func (tk *Toolkit) Workspace() *workspace.Workspace { return tk.ws }
+
+// Policy returns the toolkit's policy.
+func (tk *Toolkit) Policy() *policy.Policy { return tk.policy }
+
+// Registry returns the toolkit's registry (for listing providers and which
+// serves each tool).
+func (tk *Toolkit) Registry() *provider.Registry { return tk.registry }
+
+// Tools returns every tool the registry resolves, sorted by name, whatever
+// the policy says.
+func (tk *Toolkit) Tools(ctx context.Context) ([]*tool.Tool, error) {
+	entries, err := tk.registry.Entries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*tool.Tool, len(entries))
+	for i, e := range entries {
+		out[i] = e.Tool
+	}
+	return out, nil
+}
+
+// AllowedTools returns the tools a model should be offered: those the policy
+// does not refuse outright (a bare deny, or the write scope).
+func (tk *Toolkit) AllowedTools(ctx context.Context) ([]*tool.Tool, error) {
+	all, err := tk.Tools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0:0]
+	for _, t := range all {
+		if tk.policy.Visible(t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// Dependency returns the toolkit-wide value of a Shared dependency (the todo
+// plan, the background jobs), for hosts that show them.
+func Dependency[T any](ctx context.Context, tk *Toolkit, key tool.Key[T]) (T, error) {
+	key.Shared = true
+	tc := tool.NewContext("host", "", tk.logger, tool.NewScope(nil, tk.shared))
+	return tool.Resolve(ctx, tc, key)
+}
+
+// staticProvider serves a fixed list of tools.
+type staticProvider struct {
+	id       string
+	priority int
+	tools    []*tool.Tool
+}
+
+func (p staticProvider) ID() string                                  { return p.id }
+func (p staticProvider) Priority() int                               { return p.priority }
+func (p staticProvider) Tools(context.Context) ([]*tool.Tool, error) { return p.tools, nil }
