@@ -267,3 +267,25 @@ func cleanSubjectPath(p string) string {
 	p = path.Clean(strings.ReplaceAll(p, `\`, "/"))
 	return strings.TrimPrefix(p, "./")
 }
+
+// UnmarshalText lets configuration decoders reject a bad decision where it
+// is written.
+func (d *Decision) UnmarshalText(b []byte) error {
+	v, err := ParseDecision(string(b))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// UnmarshalText lets configuration decoders reject a bad scope where it is
+// written.
+func (w *WriteScope) UnmarshalText(b []byte) error {
+	v, err := ParseWriteScope(string(b))
+	if err != nil {
+		return err
+	}
+	*w = v
+	return nil
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/audit"
+	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/policy/approve"
+)
+
+// globalFlags are the flags every command shares.
+type globalFlags struct {
+	root, config, writeScope, audit string
+	yes, json                       bool
+}
+
+// app is the state a command run shares: flags, then the loaded
+// configuration and the toolkit built from both.
+type app struct {
+	flags  globalFlags
+	cfg    *config.Config
+	closer []io.Closer
+}
+
+// wirings add toolkit options from the configuration; files that bring a
+// tool source (CLI programs, MCP servers, the output store) add theirs in
+// init, so each feature's wiring sits beside it.
+var wirings []func(a *app, cfg *config.Config) ([]quiver.Option, error)
+
+// loadConfig reads the configuration once. Errors are usage errors.
+func (a *app) loadConfig() (*config.Config, error) {
+	if a.cfg != nil {
+		return a.cfg, nil
+	}
+	cfg, err := config.Load(config.Find(a.flags.config))
+	if err != nil {
+		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+	}
+	a.cfg = cfg
+	return cfg, nil
+}
+
+// toolkit builds the toolkit from flags and configuration; extra options
+// come last and win.
+func (a *app) toolkit(extra ...quiver.Option) (*quiver.Toolkit, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	opts, err := a.baseOptions(cfg)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+	}
+	for _, w := range wirings {
+		more, err := w(a, cfg)
+		if err != nil {
+			return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+		}
+		opts = append(opts, more...)
+	}
+	tk, err := quiver.New(append(opts, extra...)...)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+	}
+	a.closer = append(a.closer, tk)
+	return tk, nil
+}
+
+func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
+	scope := cfg.Workspace.WriteScope.WriteScope
+	if a.flags.writeScope != "" {
+		s, err := policy.ParseWriteScope(a.flags.writeScope)
+		if err != nil {
+			return nil, fmt.Errorf("--write-scope: %w", err)
+		}
+		scope = s
+	}
+	p, err := policy.New(cfg.PolicyConfig(), scope)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Path, err)
+	}
+	root := a.flags.root
+	if root == "" {
+		root = cfg.Resolve(cfg.Workspace.Root)
+	}
+	opts := []quiver.Option{quiver.WithPolicy(p)}
+	if root != "" {
+		opts = append(opts, quiver.WithRoot(root))
+	}
+	if a.flags.yes {
+		opts = append(opts, quiver.WithApprover(approve.Auto))
+	} else {
+		opts = append(opts, quiver.WithApprover(approve.Prompt{In: os.Stdin, Out: os.Stderr}))
+	}
+	if a.flags.audit != "" {
+		f, err := os.OpenFile(a.flags.audit, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("--audit: %w", err)
+		}
+		a.closer = append(a.closer, f)
+		opts = append(opts, quiver.WithAudit(audit.NewJSONLines(f)))
+	}
+	return opts, nil
+}
+
+// close releases what the run opened, toolkit first.
+func (a *app) close() {
+	for i := len(a.closer) - 1; i >= 0; i-- {
+		a.closer[i].Close()
+	}
+	a.closer = nil
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/tool"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) callCommand() *cobra.Command {
+	var providerID string
+	cmd := &cobra.Command{
+		Use:   "call NAME [ARGS_JSON | -]",
+		Short: "Call one tool through the whole pipeline",
+		Long: "Call one tool with JSON arguments (an object; '-' reads them from standard input; none means {}).\n" +
+			"The policy, approval, validation, workspace and output cache apply exactly as for a model's call.",
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			raw, err := callArguments(args, cmd.InOrStdin())
+			if err != nil {
+				return err
+			}
+			tk, err := a.toolkit()
+			if err != nil {
+				return err
+			}
+			defer a.close()
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			out, _ := tk.InvokeCall(ctx, quiver.ToolCall{Name: args[0], Arguments: raw, Provider: providerID})
+			return a.printCall(cmd, out)
+		},
+	}
+	cmd.Flags().StringVar(&providerID, "provider", "", "serve the call from this provider only (builtin, cli, ...)")
+	return cmd
+}
+
+func callArguments(args []string, stdin io.Reader) (json.RawMessage, error) {
+	if len(args) < 2 {
+		return json.RawMessage("{}"), nil
+	}
+	if args[1] == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("read arguments from standard input: %w", err)
+		}
+		return b, nil
+	}
+	return json.RawMessage(args[1]), nil
+}
+
+// callJSON is what `quiver call --json` prints.
+type callJSON struct {
+	Name      string     `json:"name"`
+	IsError   bool       `json:"is_error"`
+	Content   string     `json:"content"`
+	Output    any        `json:"output,omitempty"`
+	OutputRef string     `json:"output_ref,omitempty"`
+	Provider  string     `json:"provider,omitempty"`
+	Error     *errorJSON `json:"error,omitempty"`
+}
+
+type errorJSON struct {
+	Code      tool.Code `json:"code"`
+	Message   string    `json:"message"`
+	Tool      string    `json:"tool"`
+	Retriable bool      `json:"retriable"`
+}
+
+func (a *app) printCall(cmd *cobra.Command, out quiver.Output) error {
+	if a.flags.json {
+		j := callJSON{Name: out.Name, IsError: out.Content.IsError, Content: out.Content.String(),
+			Output: out.Content.Output, OutputRef: out.OutputRef, Provider: out.Provider}
+		if out.Err != nil {
+			j.Error = &errorJSON{Code: out.Err.Code, Message: out.Err.Message, Tool: out.Err.Tool, Retriable: out.Err.Retriable}
+		}
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(j); err != nil {
+			return err
+		}
+		if out.Err != nil {
+			return &exitError{code: exitTool}
+		}
+		return nil
+	}
+	if out.Err != nil {
+		return &exitError{code: exitTool, msg: "quiver: " + out.Err.Error()}
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), out.Content.String())
+	return nil
+}
+

@@ -1,0 +1,94 @@
+// Command quiver is the command line of the Quiver tool runtime: list the
+// tools, call one, check a configuration, serve the tools over MCP, run an
+// agent. It is thin on purpose — flags and output only; every decision is
+// made by the library, through the same pipeline a Go host uses.
+//
+// Exit status: 0 success, 1 the tool failed (its error code is printed), 2
+// the command line or the configuration is wrong.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitTool  = 1
+	exitUsage = 2
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// commands holds constructors of subcommands; files add theirs in init, so
+// that a feature's command lives beside its wiring.
+var commands []func(*app) *cobra.Command
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	a := &app{}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ex *exitError
+	if errors.As(err, &ex) {
+		if ex.msg != "" {
+			fmt.Fprintln(os.Stderr, ex.msg)
+		}
+		return ex.code
+	}
+	fmt.Fprintln(os.Stderr, "quiver:", err)
+	return exitUsage
+}
+
+// exitError carries an exit status out of a command.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "quiver",
+		Short:         "A tool runtime for LLM agents",
+		Long:          "Quiver gives an agent a catalogue of well-made tools and one trustworthy way to run them:\npolicy, approval, validation, a workspace the tool cannot escape, and stable error codes.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	f := root.PersistentFlags()
+	f.StringVar(&a.flags.root, "root", "", "workspace root (default: [workspace] root, else the current directory)")
+	f.StringVar(&a.flags.config, "config", "", "configuration file (default: ./quiver.toml, else $XDG_CONFIG_HOME/quiver/config.toml)")
+	f.StringVar(&a.flags.writeScope, "write-scope", "", "read-only, workspace-write or unrestricted")
+	f.BoolVar(&a.flags.yes, "yes", false, "approve every call the policy would ask about")
+	f.BoolVar(&a.flags.json, "json", false, "machine-readable output")
+	f.StringVar(&a.flags.audit, "audit", "", "append one JSON audit line per call to this file")
+	root.AddCommand(a.toolsCommand(), a.callCommand(), a.configCommand(), versionCommand())
+	for _, c := range commands {
+		root.AddCommand(c(a))
+	}
+	return root
+}
+
+func versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintln(cmd.OutOrStdout(), "quiver", version)
+		},
+	}
+}

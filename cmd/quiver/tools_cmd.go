@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/quiverkit/quiver/tool"
+	"github.com/spf13/cobra"
+)
+
+// toolJSON is one entry of `quiver tools --json`.
+type toolJSON struct {
+	Name         string             `json:"name"`
+	Description  string             `json:"description"`
+	InputSchema  *jsonschema.Schema `json:"input_schema"`
+	OutputSchema *jsonschema.Schema `json:"output_schema,omitempty"`
+	Risk         tool.Risk          `json:"risk"`
+	Annotations  tool.Annotations   `json:"annotations"`
+	Provider     string             `json:"provider"`
+	Shadowed     []string           `json:"shadowed,omitempty"` // lower-priority providers offering the same name
+	Allowed      bool               `json:"allowed"`            // offered to a model under the current policy
+}
+
+// providerJSON is one provider's state in `quiver tools --json`.
+type providerJSON struct {
+	ID       string `json:"id"`
+	Priority int    `json:"priority"`
+	Tools    int    `json:"tools"`
+	Error    string `json:"error,omitempty"`
+}
+
+// notes are extra lines `quiver tools` prints (suggestions to install a
+// faster program); wirings append to it.
+var notes []func(a *app) []string
+
+func (a *app) toolsCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "tools",
+		Short: "List the tools, which provider serves each, and whether the policy offers it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			tk, err := a.toolkit()
+			if err != nil {
+				return err
+			}
+			defer a.close()
+			entries, err := tk.Registry().Entries(cmd.Context())
+			if err != nil {
+				return err
+			}
+			var list []toolJSON
+			for _, e := range entries {
+				t := e.Tool
+				list = append(list, toolJSON{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema,
+					OutputSchema: t.OutputSchema, Risk: t.Risk, Annotations: t.Annotations, Provider: e.Provider,
+					Shadowed: e.Shadowed, Allowed: tk.Policy().Visible(t)})
+			}
+			var provs []providerJSON
+			for _, s := range tk.Registry().Status(cmd.Context()) {
+				p := providerJSON{ID: s.ID, Priority: s.Priority, Tools: s.Tools}
+				if s.Err != nil {
+					p.Error = s.Err.Error()
+				}
+				provs = append(provs, p)
+			}
+			if a.flags.json {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					Tools     []toolJSON     `json:"tools"`
+					Providers []providerJSON `json:"providers"`
+				}{list, provs})
+			}
+			return a.printTools(cmd, list, provs)
+		},
+	}
+}
+
+func (a *app) printTools(cmd *cobra.Command, list []toolJSON, provs []providerJSON) error {
+	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "TOOL\tRISK\tPROVIDER\tALLOWED\tDESCRIPTION")
+	for _, t := range list {
+		prov := t.Provider
+		if len(t.Shadowed) > 0 {
+			prov += " (over " + strings.Join(t.Shadowed, ", ") + ")"
+		}
+		allowed := "yes"
+		if !t.Allowed {
+			allowed = "no"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Risk, prov, allowed, firstLine(t.Description))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	for _, p := range provs {
+		if p.Error != "" {
+			fmt.Fprintf(cmd.OutOrStdout(), "provider %s unavailable: %s\n", p.ID, p.Error)
+		}
+	}
+	for _, n := range notes {
+		for _, line := range n(a) {
+			fmt.Fprintln(cmd.OutOrStdout(), line)
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}

@@ -1,0 +1,299 @@
+// Package config loads quiver.toml: where the workspace is, what the policy
+// allows, and the settings of each tool source and tool.
+//
+// A file is found by [Find]: the --config flag, else ./quiver.toml, else
+// $XDG_CONFIG_HOME/quiver/config.toml (~/.config when unset). Decoding is
+// strict: an unknown key or a bad value is an error that names the file, the
+// line and the column, because a misspelt policy key silently ignored is a
+// policy that does not do what its author thinks.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+	"github.com/quiverkit/quiver/policy"
+)
+
+// Config is the whole of quiver.toml.
+type Config struct {
+	Workspace Workspace             `toml:"workspace"`
+	Policy    Policy                `toml:"policy"`
+	Output    Output                `toml:"output"`
+	Exec      Exec                  `toml:"exec"`
+	Tools     Tools                 `toml:"tools"`
+	Outputs   map[string]OutputType `toml:"outputs"`
+	Serve     Serve                 `toml:"serve"`
+
+	// Path is the file the configuration was read from ("" for defaults).
+	Path string `toml:"-"`
+}
+
+// Workspace is the [workspace] section.
+type Workspace struct {
+	Root       string     `toml:"root"` // relative to the config file's directory; default: the current directory
+	WriteScope WriteScope `toml:"write_scope"`
+}
+
+// Policy is the [policy] section.
+type Policy struct {
+	Default Decision            `toml:"default"`
+	Allow   []Rule              `toml:"allow"`
+	Ask     []Rule              `toml:"ask"`
+	Deny    []Rule              `toml:"deny"`
+	Tools   map[string]Decision `toml:"tools"`
+}
+
+// The value types below are structs, not strings, on purpose: go-toml calls
+// UnmarshalText only for types that are not of string kind, and UnmarshalText
+// is what lets a bad value be reported at its line and column.
+
+// Rule is a policy rule, checked where it is written.
+type Rule struct{ Text string }
+
+// UnmarshalText parses the rule so that a bad one is reported with its line.
+func (r *Rule) UnmarshalText(b []byte) error {
+	if _, err := policy.ParseRule(string(b)); err != nil {
+		return err
+	}
+	r.Text = string(b)
+	return nil
+}
+
+// Decision is allow, ask or deny, checked where it is written.
+type Decision struct{ policy.Decision }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Decision) UnmarshalText(b []byte) error { return d.Decision.UnmarshalText(b) }
+
+// WriteScope is a write scope, checked where it is written.
+type WriteScope struct{ policy.WriteScope }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (w *WriteScope) UnmarshalText(b []byte) error { return w.WriteScope.UnmarshalText(b) }
+
+// Output is the [output] section: the message budget and the store.
+type Output struct {
+	MaxBytes      int    `toml:"max_bytes"`       // default 51200
+	MaxLines      int    `toml:"max_lines"`       // default 2000
+	MaxLineLength int    `toml:"max_line_length"` // default 2000
+	Store         string `toml:"store"`           // "memory" or "dir"
+	Dir           string `toml:"dir"`             // for the dir store
+	MaxTotalBytes int64  `toml:"max_total_bytes"` // store cap
+	MaxAgeHours   int    `toml:"max_age_hours"`   // dir store
+}
+
+// Exec is the [exec] section.
+type Exec struct {
+	EnvAllow           []string `toml:"env_allow"`
+	DefaultTimeoutSecs int      `toml:"default_timeout_secs"`
+	MaxTimeoutSecs     int      `toml:"max_timeout_secs"`
+	LowRiskCommands    []string `toml:"low_risk_commands"`
+}
+
+// Tools is the [tools] section: tool sources.
+type Tools struct {
+	SuggestEnhancedTools bool        `toml:"suggest_enhanced_tools"`
+	CLI                  CLI         `toml:"cli"`
+	MCP                  MCP         `toml:"mcp"`
+	Custom               []Custom    `toml:"custom"`
+	Scripts              ScriptTools `toml:"scripts"`
+}
+
+// CLI is [tools.cli].
+type CLI struct {
+	Disabled bool              `toml:"disabled"`
+	Aliases  map[string]string `toml:"aliases"` // tool name -> program, e.g. grep_search = "rg"
+}
+
+// MCP is [tools.mcp].
+type MCP struct {
+	Servers []MCPServer `toml:"servers"`
+}
+
+// MCPServer is one [[tools.mcp.servers]] entry.
+type MCPServer struct {
+	Name          string            `toml:"name"`
+	Command       string            `toml:"command"`
+	Args          []string          `toml:"args"`
+	Env           map[string]string `toml:"env"`
+	URL           string            `toml:"url"`
+	Headers       map[string]string `toml:"headers"`
+	EnabledTools  []string          `toml:"enabled_tools"`
+	DisabledTools []string          `toml:"disabled_tools"`
+	TimeoutSecs   int               `toml:"timeout"`
+	Risk          string            `toml:"risk"`
+}
+
+// Custom is one [[tools.custom]] command-template tool.
+type Custom struct {
+	Name        string        `toml:"name"`
+	Description string        `toml:"description"`
+	Command     string        `toml:"command"`
+	Params      []CustomParam `toml:"params"`
+	Risk        string        `toml:"risk"`
+	TimeoutSecs int           `toml:"timeout"`
+	Workdir     string        `toml:"workdir"`
+}
+
+// CustomParam is one parameter of a custom tool.
+type CustomParam struct {
+	Name         string   `toml:"name"`
+	Type         string   `toml:"type"`
+	Description  string   `toml:"description"`
+	Required     bool     `toml:"required"`
+	Enum         []string `toml:"enum"`
+	AllowOptions bool     `toml:"allow_options"`
+}
+
+// ScriptTools is [tools.scripts].
+type ScriptTools struct {
+	Dir string `toml:"dir"` // default .quiver/tools
+}
+
+// OutputType is one [outputs.NAME] entry for validate_output.
+type OutputType struct {
+	Schema string `toml:"schema"` // path to a JSON Schema file, relative to the config file
+}
+
+// Serve is the [serve] section.
+type Serve struct {
+	AskFallback Decision `toml:"ask_fallback"` // what "ask" becomes when the client cannot be asked; default deny
+}
+
+// Find returns the configuration file to use: explicit if set, else
+// ./quiver.toml, else $XDG_CONFIG_HOME/quiver/config.toml. "" means none.
+func Find(explicit string) string {
+	if explicit != "" {
+		return explicit
+	}
+	if _, err := os.Stat("quiver.toml"); err == nil {
+		return "quiver.toml"
+	}
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	p := filepath.Join(dir, "quiver", "config.toml")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return ""
+}
+
+// Load reads and checks the file at path; "" gives the defaults.
+func Load(path string) (*Config, error) {
+	if path == "" {
+		return &Config{}, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Parse decodes data (read from name, used in messages) strictly and checks
+// what decoding cannot.
+func Parse(name string, data []byte) (*Config, error) {
+	var c Config
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, positioned(name, err)
+	}
+	c.Path = name
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &c, nil
+}
+
+// positioned rewrites go-toml's errors as "file:line:col: message".
+func positioned(name string, err error) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) {
+		var msgs []string
+		for _, e := range strict.Errors {
+			row, col := e.Position()
+			msgs = append(msgs, fmt.Sprintf("%s:%d:%d: unknown key %q", name, row, col, strings.Join(e.Key(), ".")))
+		}
+		return fmt.Errorf("%s", strings.Join(msgs, "\n"))
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("%s:%d:%d: %s", name, row, col, strings.TrimPrefix(de.Error(), "toml: "))
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// check validates what the decoder cannot see.
+func (c *Config) check() error {
+	seen := map[string]bool{}
+	for i, s := range c.Tools.MCP.Servers {
+		switch {
+		case s.Name == "":
+			return fmt.Errorf("tools.mcp.servers[%d]: name is required", i)
+		case seen[s.Name]:
+			return fmt.Errorf("tools.mcp.servers[%d]: duplicate name %q", i, s.Name)
+		case (s.Command == "") == (s.URL == ""):
+			return fmt.Errorf("tools.mcp.servers[%d] (%s): set exactly one of command and url", i, s.Name)
+		case s.Risk != "" && s.Risk != "low" && s.Risk != "high":
+			return fmt.Errorf("tools.mcp.servers[%d] (%s): risk must be low or high", i, s.Name)
+		}
+		seen[s.Name] = true
+	}
+	for _, l := range []struct {
+		name  string
+		rules []Rule
+	}{{"allow", c.Policy.Allow}, {"ask", c.Policy.Ask}, {"deny", c.Policy.Deny}} {
+		for i, r := range l.rules {
+			if r.Text == "" {
+				return fmt.Errorf("policy.%s[%d]: a rule must be a non-empty string", l.name, i)
+			}
+		}
+	}
+	if s := c.Output.Store; s != "" && s != "memory" && s != "dir" {
+		return fmt.Errorf("output.store: %q, want memory or dir", s)
+	}
+	return nil
+}
+
+// PolicyConfig converts the [policy] section for policy.New.
+func (c *Config) PolicyConfig() policy.Config {
+	conv := func(rs []Rule) []string {
+		out := make([]string, len(rs))
+		for i, r := range rs {
+			out[i] = r.Text
+		}
+		return out
+	}
+	tools := map[string]policy.Decision{}
+	for name, d := range c.Policy.Tools {
+		tools[name] = d.Decision
+	}
+	return policy.Config{Default: c.Policy.Default.Decision, Allow: conv(c.Policy.Allow), Ask: conv(c.Policy.Ask),
+		Deny: conv(c.Policy.Deny), Tools: tools}
+}
+
+// Resolve returns p relative to the config file's directory when it is
+// relative and a file was loaded.
+func (c *Config) Resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) || c.Path == "" {
+		return p
+	}
+	return filepath.Join(filepath.Dir(c.Path), p)
+}
