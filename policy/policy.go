@@ -58,10 +58,10 @@ type Config struct {
 // Policy is a compiled [Config] plus a write scope. It is immutable and safe
 // for concurrent use.
 type Policy struct {
-	def             Decision
+	def              Decision
 	allow, ask, deny []Rule
-	tools           map[string]Decision
-	scope           WriteScope
+	tools            map[string]Decision
+	scope            WriteScope
 }
 
 // New compiles cfg. An invalid rule or decision is an error naming it.

@@ -96,4 +96,3 @@ func (a *app) printCall(cmd *cobra.Command, out quiver.Output) error {
 	fmt.Fprintln(cmd.OutOrStdout(), out.Content.String())
 	return nil
 }
-
