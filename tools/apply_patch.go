@@ -1,0 +1,95 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+
+	"github.com/quiverkit/quiver/internal/patch"
+	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
+)
+
+//go:embed apply_patch.md
+var applyPatchDescription string
+
+// ApplyPatchInput is apply_patch's input.
+type ApplyPatchInput struct {
+	Patch string `json:"patch" jsonschema:"the whole patch: '*** Begin Patch' ... '*** End Patch', or a unified diff (git diff output)" minLength:"1"`
+}
+
+// ApplyPatchOutput is apply_patch's typed output: what changed, per file.
+type ApplyPatchOutput struct {
+	Files   []patch.FileResult `json:"files"`
+	Added   int                `json:"added"`   // lines added, over all files
+	Removed int                `json:"removed"` // lines removed, over all files
+}
+
+// ApplyPatch is a typed reference to apply_patch, for quiver.Call.
+var ApplyPatch = tool.RefTo[ApplyPatchInput, *ApplyPatchOutput]("apply_patch")
+
+func init() { register(newApplyPatch) }
+
+func newApplyPatch() *tool.Tool {
+	return tool.Func("apply_patch", applyPatchDescription, applyPatch,
+		tool.WithRisk(tool.RiskHigh),
+		tool.WithAnnotations(tool.Annotations{Destructive: true}),
+		tool.WithSubjects(applyPatchSubjects))
+}
+
+// applyPatchSubjects names every path the patch touches, move targets
+// included, so that rules such as edit(src/**) or apply_patch(.env) match.
+// It parses with the same parser as the call, so what the policy sees is
+// what would be written; a patch that does not parse has no subjects and
+// fails before it writes anything.
+func applyPatchSubjects(in ApplyPatchInput) []tool.Subject {
+	p, err := patch.Parse(in.Patch)
+	if err != nil {
+		return nil
+	}
+	var out []tool.Subject
+	for _, path := range p.Paths() {
+		out = append(out, tool.Subject{Kind: tool.SubjectPath, Value: path})
+	}
+	return out
+}
+
+func applyPatch(ctx context.Context, tc tool.Context, in ApplyPatchInput) (*ApplyPatchOutput, error) {
+	p, err := patch.Parse(in.Patch)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := workspace.From(ctx, tc)
+	if err != nil {
+		return nil, err
+	}
+	res, err := patch.Apply(ctx, ws, p)
+	if err != nil {
+		return nil, err
+	}
+	out := &ApplyPatchOutput{Files: res.Files}
+	for _, f := range res.Files {
+		out.Added += f.Added
+		out.Removed += f.Removed
+	}
+	return out, nil
+}
+
+// Render shows one line per file: its operation, path and line counts.
+func (o *ApplyPatchOutput) Render() tool.Result {
+	var b strings.Builder
+	files := "files"
+	if len(o.Files) == 1 {
+		files = "file"
+	}
+	fmt.Fprintf(&b, "Patch applied: %d %s changed (+%d -%d)\n", len(o.Files), files, o.Added, o.Removed)
+	for _, f := range o.Files {
+		name := f.Path
+		if f.From != "" {
+			name = f.From + " -> " + f.Path
+		}
+		fmt.Fprintf(&b, "%-6s %s (+%d -%d)\n", f.Op, name, f.Added, f.Removed)
+	}
+	return tool.Text(strings.TrimSuffix(b.String(), "\n"))
+}
