@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // IgnoreFiles are the per-directory ignore files walkers honour, in the order
@@ -22,12 +23,22 @@ type Ignore struct {
 type ignoreRule struct {
 	negate  bool
 	dirOnly bool
-	// Exactly one of the matchers is set, cheapest first.
-	literal  string         // basename equals this
-	suffix   string         // basename ends with this ("*.go")
-	re       *regexp.Regexp // anything else, against the path below base (anchored) or the basename
-	anchored bool           // re matches the path relative to base, not the basename
+	kind    ruleKind
+	text    string         // the literal name (kindLiteral) or suffix (kindSuffix)
+	re      *regexp.Regexp // kindRegexp
+	// anchored rules match the path below base; the others match the
+	// basename at any depth.
+	anchored bool
 }
+
+// ruleKind picks the cheapest test that decides a rule.
+type ruleKind uint8
+
+const (
+	kindLiteral ruleKind = iota // basename equals text
+	kindSuffix                  // basename ends with text ("*.go"; "*" has an empty suffix)
+	kindRegexp                  // re matches the basename, or the path below base when anchored
+)
 
 // ParseIgnore parses gitignore-syntax rules from data; base is the directory
 // (relative to the workspace root, "" or "." for the root) the file sits in.
@@ -76,15 +87,15 @@ func parseRule(line string) (ignoreRule, bool) {
 	}
 	switch {
 	case !r.anchored && !strings.ContainsAny(line, `*?[\`):
-		r.literal = line
+		r.kind, r.text = kindLiteral, line
 	case !r.anchored && strings.HasPrefix(line, "*") && !strings.ContainsAny(line[1:], `*?[\`):
-		r.suffix = line[1:]
+		r.kind, r.text = kindSuffix, line[1:]
 	default:
-		re, err := regexp.Compile("^" + globToRegexp(line) + "$")
+		re, err := regexp.Compile("^" + globToRegexp(escapeInvalid(line)) + "$")
 		if err != nil {
 			return ignoreRule{}, false
 		}
-		r.re = re
+		r.kind, r.re = kindRegexp, re
 	}
 	return r, true
 }
@@ -118,25 +129,114 @@ func globToRegexp(g string) string {
 		case c == '?':
 			b.WriteString("[^/]")
 		case c == '[':
-			end := strings.IndexByte(g[i+1:], ']')
+			end := classEnd(g, i)
 			if end < 0 {
 				b.WriteString(`\[`)
 				continue
 			}
-			class := g[i+1 : i+1+end]
-			if strings.HasPrefix(class, "!") {
-				class = "^" + class[1:]
-			}
-			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
-			i += end + 1
+			b.WriteString(classToRegexp(g[i+1 : end]))
+			i = end
 		case c == '\\' && i+1 < len(g):
 			i++
-			b.WriteString(regexp.QuoteMeta(string(g[i])))
+			b.WriteString(regexp.QuoteMeta(g[i : i+1]))
 		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+			b.WriteString(regexp.QuoteMeta(g[i : i+1]))
 		}
 	}
 	return b.String()
+}
+
+// classEnd returns the index of the ']' that closes the bracket expression
+// opened at g[i], or -1. A ']' right after the '[' (or '[!') is a member, as
+// are "[:alpha:]" classes and backslash-escaped characters.
+func classEnd(g string, i int) int {
+	j := i + 1
+	if j < len(g) && (g[j] == '!' || g[j] == '^') {
+		j++
+	}
+	if j < len(g) && g[j] == ']' {
+		j++
+	}
+	for j < len(g) {
+		switch {
+		case g[j] == '\\' && j+1 < len(g):
+			j += 2
+			continue
+		case strings.HasPrefix(g[j:], "[:"):
+			if k := strings.Index(g[j+2:], ":]"); k >= 0 {
+				j += k + 4
+				continue
+			}
+		case g[j] == ']':
+			return j
+		}
+		j++
+	}
+	return -1
+}
+
+// classToRegexp translates the body of a bracket expression. Like git's
+// wildmatch, a class never matches '/', negated or not.
+func classToRegexp(body string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	if body != "" && (body[0] == '!' || body[0] == '^') {
+		b.WriteString("^/")
+		body = body[1:]
+	}
+	for k := 0; k < len(body); k++ {
+		c := body[k]
+		switch {
+		case c == '\\' && k+1 < len(body):
+			k++
+			writeClassByte(&b, body[k])
+		case strings.HasPrefix(body[k:], "[:") && strings.Contains(body[k+2:], ":]"):
+			end := k + 2 + strings.Index(body[k+2:], ":]") + 2
+			b.WriteString(body[k:end])
+			k = end - 1
+		case c == '-' && k > 0 && k < len(body)-1:
+			b.WriteByte('-') // a range
+		default:
+			writeClassByte(&b, c)
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// writeClassByte writes c as a literal member of a regexp class.
+func writeClassByte(b *strings.Builder, c byte) {
+	if isASCIIPunct(c) {
+		b.WriteByte('\\')
+	}
+	b.WriteByte(c)
+}
+
+// escapeInvalid maps each byte of s that is not part of valid UTF-8 to a
+// private-use rune of its own (U+10FF00 + the byte), so that regexps, which
+// only see runes, still tell names that differ in such bytes apart. Valid
+// strings are returned as they are.
+func escapeInvalid(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(0x10FF00 + rune(s[i]))
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// isASCIIPunct reports whether c is one of the characters regexp allows
+// (and requires, inside a class, for some) to be escaped with a backslash.
+func isASCIIPunct(c byte) bool {
+	return '!' <= c && c <= '/' || ':' <= c && c <= '@' || '[' <= c && c <= '`' || '{' <= c && c <= '~'
 }
 
 // Match reports whether rel (relative to the workspace root) is matched by a
@@ -158,14 +258,14 @@ func (ig *Ignore) Match(rel string, isDir bool) (matched, negated bool) {
 		}
 		var hit bool
 		switch {
-		case r.literal != "":
-			hit = name == r.literal
-		case r.suffix != "":
-			hit = strings.HasSuffix(name, r.suffix)
+		case r.kind == kindLiteral:
+			hit = name == r.text
+		case r.kind == kindSuffix:
+			hit = strings.HasSuffix(name, r.text)
 		case r.anchored:
-			hit = r.re.MatchString(below)
+			hit = r.re.MatchString(escapeInvalid(below))
 		default:
-			hit = r.re.MatchString(name)
+			hit = r.re.MatchString(escapeInvalid(name))
 		}
 		if hit {
 			return true, r.negate
