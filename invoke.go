@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/quiverkit/quiver/audit"
@@ -85,6 +86,27 @@ type call struct {
 	verdict  policy.Verdict
 	approval policy.Approval
 	typed    bool // the caller wants the typed output, untrimmed
+	tk       *Toolkit
+	gate     tool.CommandGate // made on first use: few tools run commands
+	gateOnce sync.Once
+}
+
+// CheckCommand makes the call its own tool.CommandGate, so that providing
+// the gate costs nothing for the many tools that never run a command.
+func (c *call) CheckCommand(ctx context.Context, argv []string) error {
+	return c.commandGate().CheckCommand(ctx, argv)
+}
+
+// CheckWrite implements tool.CommandGate.
+func (c *call) CheckWrite(ctx context.Context, path string) error {
+	return c.commandGate().CheckWrite(ctx, path)
+}
+
+func (c *call) commandGate() tool.CommandGate {
+	c.gateOnce.Do(func() {
+		c.gate = c.tk.policy.CommandGate(c.tool.Name, c.verdict, c.approval.Approved, c.tk.classify)
+	})
+	return c.gate
 }
 
 // run is the pipeline of DESIGN.md section 1, top to bottom.
@@ -94,7 +116,7 @@ func (tk *Toolkit) run(ctx context.Context, tc ToolCall) Output {
 
 func (tk *Toolkit) runWith(ctx context.Context, tc ToolCall, typed bool) (out Output) {
 	start := time.Now()
-	c := &call{ToolCall: tc, typed: typed}
+	c := &call{ToolCall: tc, typed: typed, tk: tk}
 	if c.ID == "" {
 		c.ID = "call_" + strconv.FormatUint(tk.calls.Add(1), 10)
 	}
@@ -166,8 +188,8 @@ func checkObject(args json.RawMessage) (map[string]any, error) {
 		return nil, tool.Errorf(tool.CodeInvalidToolArgumentsType,
 			"arguments must be a JSON object, got %s", describeJSON(trimmed))
 	}
-	var m map[string]any
-	if err := json.Unmarshal(trimmed, &m); err != nil {
+	m, err := schema.ParseObject(trimmed)
+	if err != nil {
 		return nil, tool.Errorf(tool.CodeInvalidToolArgumentsType, "arguments are not valid JSON: %v", err)
 	}
 	return m, nil
@@ -287,7 +309,7 @@ func (tk *Toolkit) execute(ctx context.Context, c *call) (res tool.Result, err e
 		defer cancel()
 	}
 	scope := tool.NewScope(tk.overrides, tk.shared)
-	scope.Provide(tool.CommandGateKey.ID, tk.policy.CommandGate(c.tool.Name, c.verdict, c.approval.Approved, tk.classify))
+	scope.Provide(tool.CommandGateKey.ID, tool.CommandGate(c))
 	tc := tool.NewContext(c.ID, c.tool.Name, tk.logger, scope)
 	defer func() {
 		if p := recover(); p != nil {

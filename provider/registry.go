@@ -49,6 +49,7 @@ type Registry struct {
 	byProv    map[string]map[string]*tool.Tool
 	status    []Status
 	dirty     bool
+	gen       uint64 // bumped by every invalidation
 }
 
 // NewRegistry returns a registry over the given providers.
@@ -74,6 +75,7 @@ func (r *Registry) Add(p Provider) {
 		inv.SetInvalidate(r.Invalidate)
 	}
 	r.dirty = true
+	r.gen++
 }
 
 // AddAlias registers an alias. An alias never hides a real tool of the same
@@ -88,6 +90,7 @@ func (r *Registry) AddAlias(a Alias) {
 func (r *Registry) Invalidate() {
 	r.mu.Lock()
 	r.dirty = true
+	r.gen++
 	r.mu.Unlock()
 }
 
@@ -176,8 +179,11 @@ func (r *Registry) Status(ctx context.Context) []Status {
 // lookup of another provider's tools.
 func (r *Registry) refresh(ctx context.Context) error {
 	r.mu.RLock()
-	dirty := r.dirty
-	providers := append([]Provider(nil), r.providers...)
+	dirty, gen := r.dirty, r.gen
+	var providers []Provider
+	if dirty {
+		providers = append(providers, r.providers...)
+	}
 	r.mu.RUnlock()
 	if !dirty {
 		return nil
@@ -211,7 +217,9 @@ func (r *Registry) refresh(ctx context.Context) error {
 		status = append(status, st)
 	}
 	r.mu.Lock()
-	r.catalog, r.byProv, r.status, r.dirty = catalog, byProv, status, false
+	r.catalog, r.byProv, r.status = catalog, byProv, status
+	// An invalidation that arrived while listing wins: list again next time.
+	r.dirty = r.gen != gen
 	r.mu.Unlock()
 	return nil
 }

@@ -11,9 +11,19 @@ import (
 
 // Validator checks argument objects against one schema. Build it once per
 // tool with [Compile]; it is safe for concurrent use.
+//
+// Two engines sit behind it. Schemas that use only the keywords tool inputs
+// use (type, enum, const, numeric and string bounds, pattern, properties,
+// required, additionalProperties, items, array bounds, local $ref,
+// anyOf/oneOf/allOf/not) are checked by a small validator over the decoded
+// JSON that reports the instance path of each failure and costs a few
+// hundred nanoseconds; anything else goes to jsonschema-go, the validator
+// DESIGN.md names. BenchmarkInvoke is the measured reason: jsonschema-go's
+// reflection made validation a third of a call's cost.
 type Validator struct {
 	schema   *jsonschema.Schema
 	resolved *jsonschema.Resolved
+	fast     *compiled // nil when the schema needs jsonschema-go
 }
 
 // Compile resolves s (its $refs and $defs) for validation.
@@ -22,7 +32,26 @@ func Compile(s *jsonschema.Schema) (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile schema: %w", err)
 	}
-	return &Validator{schema: s, resolved: r}, nil
+	v := &Validator{schema: s, resolved: r}
+	if fast, ok := compileFast(s); ok {
+		v.fast = fast
+	}
+	return v, nil
+}
+
+// ValidateAll checks a decoded JSON value and returns every failure with the
+// JSON pointer of the value at fault (jsonschema-go, for schemas the fast
+// validator does not cover, reports only the first).
+func (v *Validator) ValidateAll(value any) []FieldError {
+	if v.fast != nil {
+		st := vstate{all: true}
+		v.fast.check(value, &st)
+		return st.errs
+	}
+	if err := v.resolved.Validate(value); err != nil {
+		return []FieldError{*toFieldError(err)}
+	}
+	return nil
 }
 
 // Schema returns the schema v checks against.
@@ -30,8 +59,9 @@ func (v *Validator) Schema() *jsonschema.Schema { return v.schema }
 
 // FieldError is a validation failure: which field, and the rule it broke.
 type FieldError struct {
-	Field string // a path such as "edits[].old_string"; "" for the object itself
-	Rule  string // the keyword's complaint, e.g. `minimum: -1 is less than 0`
+	Field   string // a path such as "edits[0].old_string"; "" for the value itself
+	Pointer string // the JSON pointer of the value at fault, e.g. "/edits/0/old_string"
+	Rule    string // the keyword's complaint, e.g. `minimum: -1 is less than 0`
 }
 
 func (e *FieldError) Error() string {
@@ -47,6 +77,15 @@ func (e *FieldError) Error() string {
 // A failure is a *FieldError.
 func (v *Validator) Validate(args map[string]any) (changed bool, err error) {
 	changed = dropNulls(args, v.schema, v.schema)
+	if v.fast != nil {
+		var stack [8]pathElem
+		st := vstate{stack: stack[:0]}
+		v.fast.check(args, &st)
+		if len(st.errs) > 0 {
+			return changed, &st.errs[0]
+		}
+		return changed, nil
+	}
 	if err := v.resolved.Validate(args); err != nil {
 		return changed, toFieldError(err)
 	}

@@ -55,8 +55,13 @@ type Scope struct {
 	overrides map[string]Factory
 	shared    *Scope // the toolkit-wide scope for Shared keys; nil in that scope itself
 
+	preset struct { // one value set by the pipeline, kept inline: no allocation
+		id string
+		v  any
+	}
+
 	mu     sync.Mutex
-	values map[string]*lazyValue
+	values map[string]*lazyValue // made on first use: most calls resolve nothing
 }
 
 type lazyValue struct {
@@ -68,17 +73,24 @@ type lazyValue struct {
 // NewScope returns a scope with the given overrides by key ID. A non-nil
 // shared scope serves keys marked Shared.
 func NewScope(overrides map[string]Factory, shared *Scope) *Scope {
-	return &Scope{overrides: overrides, shared: shared, values: map[string]*lazyValue{}}
+	return &Scope{overrides: overrides, shared: shared}
 }
 
 // Provide sets the value of dependency id in this scope, ahead of any
 // override or Create. The pipeline uses it for per-call values.
 func (s *Scope) Provide(id string, v any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.preset.id == "" || s.preset.id == id {
+		s.preset.id, s.preset.v = id, v
+		return
+	}
 	lv := &lazyValue{v: v}
 	lv.once.Do(func() {})
-	s.mu.Lock()
+	if s.values == nil {
+		s.values = map[string]*lazyValue{}
+	}
 	s.values[id] = lv
-	s.mu.Unlock()
 }
 
 func (s *Scope) get(ctx context.Context, id string, shared bool, create Factory) (any, error) {
@@ -86,6 +98,14 @@ func (s *Scope) get(ctx context.Context, id string, shared bool, create Factory)
 		return s.shared.get(ctx, id, false, create)
 	}
 	s.mu.Lock()
+	if s.preset.id == id {
+		v := s.preset.v
+		s.mu.Unlock()
+		return v, nil
+	}
+	if s.values == nil {
+		s.values = map[string]*lazyValue{}
+	}
 	lv, ok := s.values[id]
 	if !ok {
 		lv = &lazyValue{}
@@ -138,7 +158,7 @@ func Resolve[T any](ctx context.Context, tc Context, key Key[T]) (T, error) {
 func (s *Scope) Close() error {
 	s.mu.Lock()
 	values := s.values
-	s.values = map[string]*lazyValue{}
+	s.values = nil
 	s.mu.Unlock()
 	var errs []error
 	for _, lv := range values {

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -134,12 +133,12 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, tc
 	return t
 }
 
-// decode unmarshals raw into an In, rejecting fields In does not have.
+// decode unmarshals raw into an In. Unknown fields are rejected before this,
+// by the schema (additionalProperties false), which the pipeline checks on
+// every call; decoding does not check them twice.
 func decode[In any](raw json.RawMessage) (In, error) {
 	var in In
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
+	if err := json.Unmarshal(raw, &in); err != nil {
 		return in, &Error{Code: CodeInvalidArguments, Retriable: true, Message: decodeMessage(err), Err: err}
 	}
 	return in, nil

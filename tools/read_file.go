@@ -53,7 +53,7 @@ type ReadFileOutput struct {
 }
 
 // ReadFile is a typed reference to read_file, for quiver.Call.
-var ReadFile = tool.RefTo[ReadFileInput, ReadFileOutput]("read_file")
+var ReadFile = tool.RefTo[ReadFileInput, *ReadFileOutput]("read_file")
 
 func init() { register(newReadFile) }
 

@@ -1,0 +1,70 @@
+package quiver_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/audit"
+	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/tool"
+)
+
+type benchInput struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+	Loud  bool   `json:"loud,omitempty"`
+}
+
+type benchOutput struct {
+	Greeting string `json:"greeting"`
+}
+
+func greet(_ context.Context, _ tool.Context, in benchInput) (benchOutput, error) {
+	return benchOutput{Greeting: in.Name}, nil
+}
+
+var benchArgs = json.RawMessage(`{"name":"quiver","count":3,"loud":true}`)
+
+// BenchmarkInvoke is a typed tool with three fields through the whole
+// pipeline: resolve, gate, check, validate, decide (allow policy), execute,
+// render, cache step, and audit to a discarding sink.
+func BenchmarkInvoke(b *testing.B) {
+	tk, err := quiver.New(quiver.WithRoot(b.TempDir()), quiver.WithoutBuiltin(),
+		quiver.WithTools(tool.Func("greet", "Greets.", greet, tool.ReadOnly())),
+		quiver.WithPolicy(policy.AllowAll()), quiver.WithAudit(audit.Discard))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tk.Close()
+	ctx := context.Background()
+	call := quiver.ToolCall{ID: "c1", Name: "greet", Arguments: benchArgs}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tk.InvokeCall(ctx, call); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkInvokeBaseline is the floor: the same JSON decoded with
+// encoding/json into the same struct, the function called, and its output
+// rendered as JSON for the model.
+func BenchmarkInvokeBaseline(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		var in benchInput
+		if err := json.Unmarshal(benchArgs, &in); err != nil {
+			b.Fatal(err)
+		}
+		out, err := greet(ctx, tool.Context{}, in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
