@@ -1,0 +1,74 @@
+package driver
+
+import "context"
+
+// Model is a model behind one provider's API. Implementations are in the
+// provider sub-packages; each is built on an SDK client its caller configured.
+//
+// Both methods return a [*CallError] (possibly several, joined) beside a
+// non-nil Response when the reply was whole but some calls in it were not
+// usable; any other error comes with no Response.
+type Model interface {
+	// Generate sends req and waits for the whole reply.
+	Generate(ctx context.Context, req Request) (*Response, error)
+	// Stream sends req and returns the reply as it arrives: text deltas and
+	// tool-call events, ending with an [EventDone] that holds the whole
+	// Response. The stream ends, with an error, no later than ctx does.
+	Stream(ctx context.Context, req Request) (Stream, error)
+}
+
+// Request is one turn's input to a model.
+type Request struct {
+	Messages   []Message
+	Tools      []ToolDefinition
+	ToolChoice ToolChoice // zero: the provider's default (auto)
+	// ParallelToolCalls, when set, allows or forbids several calls in one
+	// turn (OpenAI parallel_tool_calls, Anthropic disable_parallel_tool_use).
+	// Gemini has no such switch and ignores it.
+	ParallelToolCalls *bool
+	// MaxTokens caps the reply; 0 leaves the provider's default (Anthropic,
+	// which requires a value, gets the driver's default).
+	MaxTokens int
+}
+
+// StopReason is why a model stopped.
+type StopReason string
+
+// The stop reasons, normalised across providers.
+const (
+	StopEnd           StopReason = "end"            // a natural stop or a stop sequence
+	StopToolCalls     StopReason = "tool_calls"     // it called tools and waits for results
+	StopLength        StopReason = "length"         // it hit the token limit
+	StopContentFilter StopReason = "content_filter" // the provider withheld content
+	StopOther         StopReason = "other"          // anything else; see Response.ProviderStopReason
+)
+
+// Usage is what a turn cost in tokens. Fields a provider does not report are 0.
+type Usage struct {
+	InputTokens     int64
+	OutputTokens    int64
+	CacheReadTokens int64 // input tokens served from the provider's prompt cache
+	ReasoningTokens int64 // output tokens spent thinking (included in OutputTokens)
+	TotalTokens     int64
+}
+
+// Response is a model's whole reply to one Request.
+type Response struct {
+	ID    string
+	Model string
+	// Text is the visible text, joined; reasoning is left out.
+	Text string
+	// ToolCalls are the calls for the client to run, in the order the model
+	// made them.
+	ToolCalls []ToolCall
+	// ServerToolCalls are calls the provider ran itself (Anthropic
+	// server_tool_use); they are reported, never run by the client.
+	ServerToolCalls    []ToolCall
+	StopReason         StopReason
+	ProviderStopReason string // the provider's own word for it
+	Usage              Usage
+}
+
+// Message returns the assistant turn to append to the conversation for the
+// next request.
+func (r *Response) Message() Message { return AssistantMessage(r.Text, r.ToolCalls...) }

@@ -1,0 +1,241 @@
+package openai
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/tool"
+)
+
+// ResponsesTools converts definitions to Responses API function tools.
+func ResponsesTools(defs []driver.ToolDefinition) ([]responses.ToolUnionParam, error) {
+	out := make([]responses.ToolUnionParam, 0, len(defs))
+	for _, d := range defs {
+		params, strict, err := parameters(d)
+		if err != nil {
+			return nil, err
+		}
+		fn := &responses.FunctionToolParam{Name: d.Name, Parameters: params, Strict: param.NewOpt(strict)}
+		if d.Description != "" {
+			fn.Description = param.NewOpt(d.Description)
+		}
+		out = append(out, responses.ToolUnionParam{OfFunction: fn})
+	}
+	return out, nil
+}
+
+// ResponsesToolChoice converts c; the zero choice gives the zero (omitted)
+// param.
+func ResponsesToolChoice(c driver.ToolChoice) responses.ResponseNewParamsToolChoiceUnion {
+	switch c.Mode {
+	case driver.ToolChoiceAuto, driver.ToolChoiceNone, driver.ToolChoiceRequired:
+		return responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: param.NewOpt(responses.ToolChoiceOptions(c.Mode))}
+	case driver.ToolChoiceTool:
+		return responses.ResponseNewParamsToolChoiceUnion{OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: c.Name}}
+	}
+	return responses.ResponseNewParamsToolChoiceUnion{}
+}
+
+// ResponsesInput converts a conversation to input items: messages,
+// function_call items for the assistant's calls, function_call_output items
+// for results.
+func ResponsesInput(msgs []driver.Message) (responses.ResponseInputParam, error) {
+	out := make(responses.ResponseInputParam, 0, len(msgs))
+	for i, m := range msgs {
+		switch m.Role {
+		case driver.RoleSystem:
+			out = append(out, responses.ResponseInputItemParamOfMessage(m.Text(), responses.EasyInputMessageRoleSystem))
+		case driver.RoleUser:
+			out = append(out, responsesUser(m.Parts))
+		case driver.RoleAssistant:
+			out = append(out, ResponsesAssistant(m)...)
+		case driver.RoleTool:
+			out = append(out, ResponsesToolResults(m.ToolResults)...)
+		default:
+			return nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
+		}
+	}
+	return out, nil
+}
+
+func responsesUser(parts []tool.Part) responses.ResponseInputItemUnionParam {
+	if len(parts) == 1 && parts[0].Type == tool.PartText {
+		return responses.ResponseInputItemParamOfMessage(parts[0].Text, responses.EasyInputMessageRoleUser)
+	}
+	content := make(responses.ResponseInputMessageContentListParam, 0, len(parts))
+	for _, p := range parts {
+		switch p.Type {
+		case tool.PartImage:
+			img := responses.ResponseInputContentParamOfInputImage(responses.ResponseInputImageDetailAuto)
+			img.OfInputImage.ImageURL = param.NewOpt(dataURL(p))
+			content = append(content, img)
+		case tool.PartJSON:
+			content = append(content, responses.ResponseInputContentParamOfInputText(string(p.JSON)))
+		default:
+			content = append(content, responses.ResponseInputContentParamOfInputText(p.Text))
+		}
+	}
+	return responses.ResponseInputItemParamOfMessage(content, responses.EasyInputMessageRoleUser)
+}
+
+// ResponsesAssistant converts an assistant turn: its text as an assistant
+// message, then one function_call item per call. The fc_... item id is left
+// out: the API insists on the reasoning item that came with it, which a
+// stateless conversation does not keep.
+func ResponsesAssistant(m driver.Message) []responses.ResponseInputItemUnionParam {
+	var out []responses.ResponseInputItemUnionParam
+	if text := m.Text(); text != "" {
+		out = append(out, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleAssistant))
+	}
+	for _, c := range m.ToolCalls {
+		out = append(out, responses.ResponseInputItemParamOfFunctionCall(argumentsText(c), c.ID, c.Name))
+	}
+	return out
+}
+
+// ResponsesToolResults converts results to function_call_output items, keyed
+// by call_id. Text-only results are sent as a string; results with images as
+// a list of input_text and input_image items.
+func ResponsesToolResults(results []driver.ToolResult) []responses.ResponseInputItemUnionParam {
+	out := make([]responses.ResponseInputItemUnionParam, 0, len(results))
+	for _, r := range results {
+		var item responses.ResponseInputItemUnionParam
+		if !r.HasImages() {
+			item = responses.ResponseInputItemParamOfFunctionCallOutput(r.Text())
+		} else {
+			item = responses.ResponseInputItemParamOfFunctionCallOutput(outputItems(r.Content))
+		}
+		o := item.OfFunctionCallOutput
+		o.CallID = param.NewOpt(r.CallID)
+		if r.Metadata[driver.MetaCallerType] == "program" {
+			o.Caller.OfProgram = &responses.ResponseInputItemFunctionCallOutputCallerProgramParam{CallerID: r.Metadata[driver.MetaCallerID]}
+		}
+		out = append(out, item)
+	}
+	return out
+}
+
+func outputItems(parts []tool.Part) responses.ResponseFunctionCallOutputItemListParam {
+	items := make(responses.ResponseFunctionCallOutputItemListParam, 0, len(parts))
+	for _, p := range parts {
+		switch p.Type {
+		case tool.PartImage:
+			items = append(items, responses.ResponseFunctionCallOutputItemUnionParam{
+				OfInputImage: &responses.ResponseInputImageContentParam{ImageURL: param.NewOpt(dataURL(p))},
+			})
+		case tool.PartJSON:
+			items = append(items, responses.ResponseFunctionCallOutputItemParamOfInputText(string(p.JSON)))
+		default:
+			items = append(items, responses.ResponseFunctionCallOutputItemParamOfInputText(p.Text))
+		}
+	}
+	return items
+}
+
+// ResponsesToolCalls returns the function_call items of a response. The
+// call's id is its call_id; the fc_... item id is kept in Metadata.
+func ResponsesToolCalls(r *responses.Response) ([]driver.ToolCall, error) {
+	var calls []driver.ToolCall
+	var errs []error
+	for _, item := range r.Output {
+		if item.Type != "function_call" {
+			continue
+		}
+		c, err := responsesCall(item, item.Arguments.OfString)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		calls = append(calls, c)
+	}
+	if err := driver.CheckIDs(calls, "call"); err != nil {
+		errs = append(errs, err)
+	}
+	return calls, errors.Join(errs...)
+}
+
+func responsesCall(item responses.ResponseOutputItemUnion, args string) (driver.ToolCall, error) {
+	c := driver.ToolCall{ID: item.CallID, Name: item.Name}
+	if item.ID != "" {
+		c.Metadata = driver.WithMeta(c.Metadata, driver.MetaItemID, item.ID)
+	}
+	if t := item.Caller.Type; t != "" && t != "direct" {
+		c.Metadata = driver.WithMeta(c.Metadata, driver.MetaCallerType, t)
+		c.Metadata = driver.WithMeta(c.Metadata, driver.MetaCallerID, item.Caller.CallerID)
+	}
+	var err error
+	c.Arguments, err = driver.ParseArguments(c.ID, c.Name, args)
+	return c, err
+}
+
+// ResponsesResponse converts a whole response. A failed response is an
+// error carrying the API's message.
+func ResponsesResponse(r *responses.Response) (*driver.Response, error) {
+	if r == nil {
+		return nil, errors.New("nil response")
+	}
+	if r.Status == "failed" {
+		return nil, fmt.Errorf("response %s failed: %s: %s", r.ID, r.Error.Code, r.Error.Message)
+	}
+	calls, err := ResponsesToolCalls(r)
+	resp := &driver.Response{
+		ID:        r.ID,
+		Model:     string(r.Model),
+		Text:      r.OutputText(),
+		ToolCalls: calls,
+		Usage:     responsesUsage(r.Usage),
+	}
+	resp.StopReason, resp.ProviderStopReason = responsesStop(r, len(calls) > 0)
+	return resp, err
+}
+
+// ResponsesParams builds the request for model.
+func ResponsesParams(model string, req driver.Request) (responses.ResponseNewParams, error) {
+	input, err := ResponsesInput(req.Messages)
+	if err != nil {
+		return responses.ResponseNewParams{}, err
+	}
+	tools, err := ResponsesTools(req.Tools)
+	if err != nil {
+		return responses.ResponseNewParams{}, err
+	}
+	p := responses.ResponseNewParams{
+		Model:      model,
+		Input:      responses.ResponseNewParamsInputUnion{OfInputItemList: input},
+		Tools:      tools,
+		ToolChoice: ResponsesToolChoice(req.ToolChoice),
+	}
+	if req.ParallelToolCalls != nil && len(tools) > 0 {
+		p.ParallelToolCalls = param.NewOpt(*req.ParallelToolCalls)
+	}
+	if req.MaxTokens > 0 {
+		p.MaxOutputTokens = param.NewOpt(int64(req.MaxTokens))
+	}
+	return p, nil
+}
+
+func responsesStop(r *responses.Response, calls bool) (driver.StopReason, string) {
+	switch {
+	case r.Status == "incomplete" && r.IncompleteDetails.Reason == "max_output_tokens":
+		return driver.StopLength, r.IncompleteDetails.Reason
+	case r.Status == "incomplete" && r.IncompleteDetails.Reason == "content_filter":
+		return driver.StopContentFilter, r.IncompleteDetails.Reason
+	case r.Status == "incomplete":
+		return driver.StopOther, r.IncompleteDetails.Reason
+	case calls:
+		return driver.StopToolCalls, string(r.Status)
+	}
+	return driver.StopEnd, string(r.Status)
+}
+
+func responsesUsage(u responses.ResponseUsage) driver.Usage {
+	return driver.Usage{
+		InputTokens:     u.InputTokens,
+		OutputTokens:    u.OutputTokens,
+		CacheReadTokens: u.InputTokensDetails.CachedTokens,
+		ReasoningTokens: u.OutputTokensDetails.ReasoningTokens,
+		TotalTokens:     u.TotalTokens,
+	}
+}
