@@ -182,7 +182,7 @@ type pathElem struct {
 }
 
 func (st *vstate) push(key string, index int) { st.stack = append(st.stack, pathElem{key, index}) }
-func (st *vstate) pop()                        { st.stack = st.stack[:len(st.stack)-1] }
+func (st *vstate) pop()                       { st.stack = st.stack[:len(st.stack)-1] }
 
 // done reports whether validation should stop: a failure, when only the
 // first is wanted.
