@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
+	"syscall"
 
 	"github.com/quiverkit/quiver/tool"
 )
@@ -27,7 +29,8 @@ func (w *Workspace) WriteFile(p string, data []byte, perm fs.FileMode) error {
 // fsynced, then renamed over p. If p exists its mode is kept and perm is
 // ignored; if p is a symlink inside the workspace, its target is written. On
 // any failure p is unchanged and the temporary file is removed. Directories
-// and other non-regular targets are refused.
+// and other non-regular targets are refused. A writer killed mid-write cannot
+// remove its temporary file; the next write of p does (see removeStaleTemps).
 func (w *Workspace) WriteFileFrom(p string, r io.Reader, perm fs.FileMode) error {
 	root, name, err := w.locate(p)
 	if err != nil {
@@ -44,11 +47,15 @@ func (w *Workspace) WriteFileFrom(p string, r io.Reader, perm fs.FileMode) error
 	} else if !os.IsNotExist(err) {
 		return classify("write", p, err)
 	}
-	tmp := path.Join(path.Dir(name), "."+path.Base(name)+".quiver-"+randomSuffix())
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	removeStaleTemps(root, name)
+	f, tmp, err := createTemp(root, name, perm)
 	if err != nil {
 		return classify("write", p, err)
 	}
+	// Closed after the rename, so that the lock on the temporary file is
+	// held for as long as it exists under its name (see removeStaleTemps).
+	// Its data is synced by then: a close error can lose nothing.
+	defer f.Close()
 	if err := writeAndSync(f, r); err != nil {
 		root.Remove(tmp)
 		return classify("write", p, err)
@@ -72,14 +79,90 @@ func (w *Workspace) WriteFileFrom(p string, r io.Reader, perm fs.FileMode) error
 }
 
 func writeAndSync(f *os.File, r io.Reader) error {
-	_, err := io.Copy(f, r)
-	if err == nil {
-		err = f.Sync()
+	if _, err := io.Copy(f, r); err != nil {
+		return err
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	return f.Sync()
+}
+
+// tempMarker is in the name of every temporary file of an atomic write:
+// ".NAME.quiver-" followed by tempSuffixLen hex digits.
+const (
+	tempMarker    = ".quiver-"
+	tempSuffixLen = 12
+)
+
+// createTemp creates the temporary file for an atomic write of name, locked
+// (flock, exclusive) for as long as its writer lives. If a sweeper removed
+// the file between its creation and the lock, it starts over with a new name.
+func createTemp(root *os.Root, name string, perm fs.FileMode) (*os.File, string, error) {
+	for {
+		tmp := path.Join(path.Dir(name), "."+path.Base(name)+tempMarker+randomSuffix())
+		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if err != nil {
+			return nil, "", err
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX) != nil {
+			return f, tmp, nil // no locks on this file system: nothing is ever swept either
+		}
+		held, err1 := f.Stat()
+		named, err2 := root.Lstat(tmp)
+		if err1 == nil && err2 == nil && os.SameFile(held, named) {
+			return f, tmp, nil
+		}
+		f.Close()
 	}
-	return err
+}
+
+// removeStaleTemps removes the temporary files that writers of name left
+// behind when they died before renaming (a process killed mid-write cannot
+// clean up). A temporary file is stale when nobody holds its lock: a live
+// writer holds it from creation to rename, and the kernel releases it when
+// the writer dies. Failures are ignored: a leftover is harmless, and the next
+// write tries again.
+func removeStaleTemps(root *os.Root, name string) {
+	dir := path.Dir(name)
+	prefix := "." + path.Base(name) + tempMarker
+	d, err := root.Open(dir)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	for {
+		names, err := d.Readdirnames(256)
+		for _, n := range names {
+			if suffix, ok := strings.CutPrefix(n, prefix); ok && len(suffix) == tempSuffixLen && isHex(suffix) {
+				removeIfUnlocked(root, path.Join(dir, n))
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func removeIfUnlocked(root *os.Root, tmp string) {
+	f, err := root.OpenFile(tmp, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return // a live writer holds it
+	}
+	root.Remove(tmp)
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // followLinks resolves a final-component symlink chain of name, so that an
