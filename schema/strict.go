@@ -49,6 +49,9 @@ func OpenAIStrict(s *jsonschema.Schema) (*jsonschema.Schema, error) {
 }
 
 func strictNode(n *jsonschema.Schema) error {
+	if isFalse(n) {
+		return nil // the false schema of a closed object: keep its "not"
+	}
 	n.Default, n.MinLength, n.MaxLength = nil, nil, nil
 	n.AllOf, n.Not, n.If, n.Then, n.Else = nil, nil, nil, nil, nil
 	n.PatternProperties, n.PropertyNames, n.DependentRequired, n.DependentSchemas = nil, nil, nil, nil
