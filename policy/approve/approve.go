@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/quiverkit/quiver/policy"
+	"golang.org/x/term"
 )
 
 // Auto approves every call: the CLI's --yes.
@@ -70,12 +71,10 @@ func (p Prompt) Approve(ctx context.Context, req policy.Request) (policy.Approva
 	}
 }
 
+// isTerminal asks the kernel (TCGETS), not the file mode: /dev/null is a
+// character device too, and nobody answers a prompt there.
 func isTerminal(f *os.File) bool {
-	if f == nil {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return f != nil && term.IsTerminal(int(f.Fd()))
 }
 
 func indentJSON(raw json.RawMessage) string {
