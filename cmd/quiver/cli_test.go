@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// quiverBin is the quiver binary built once for these tests: the CLI is
+// tested as a user runs it, as a process.
+var quiverBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "quiver-cli")
+	if err != nil {
+		panic(err)
+	}
+	quiverBin = filepath.Join(dir, "quiver")
+	build := exec.Command("go", "build", "-o", quiverBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("build quiver: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type cliResult struct {
+	stdout, stderr string
+	code           int
+}
+
+// quiver runs the binary in dir, with no configuration but dir's own.
+func quiver(t *testing.T, dir string, stdin string, args ...string) cliResult {
+	t.Helper()
+	cmd := exec.Command(quiverBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".no-config"), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return cliResult{out.String(), errb.String(), code}
+}
+
+func workdir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestCallReadFile(t *testing.T) {
+	dir := workdir(t, map[string]string{"go.mod": "module example\n\ngo 1.26\n"})
+	r := quiver(t, dir, "", "call", "read_file", `{"path":"go.mod"}`)
+	if r.code != 0 || r.stdout != "     1\tmodule example\n     2\t\n     3\tgo 1.26\n" {
+		t.Fatalf("call read_file: code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = quiver(t, dir, `{"path":"go.mod","limit":1}`, "call", "read_file", "-")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "     1\tmodule example\n(showing lines 1-1 of 3") {
+		t.Fatalf("arguments from stdin: %+v", r)
+	}
+}
+
+func TestCallErrorCodes(t *testing.T) {
+	dir := workdir(t, map[string]string{
+		"notes.txt": "x\n",
+		"quiver.toml": `[policy]
+deny = ["read_file(secret.txt)", "list_files"]
+ask = ["write_file"]
+`,
+		"secret.txt": "s\n",
+	})
+	cases := []struct {
+		name string
+		args []string
+		code string
+	}{
+		{"unknown tool", []string{"call", "nope", "{}"}, "TOOL_NOT_FOUND"},
+		{"denied tool", []string{"call", "list_files", "{}"}, "TOOL_NOT_ALLOWED"},
+		{"denied path", []string{"call", "read_file", `{"path":"secret.txt"}`}, "TOOL_NOT_ALLOWED"},
+		{"ask without a terminal", []string{"call", "write_file", `{"path":"n.txt","content":"x"}`}, "APPROVAL_DENIED"},
+		{"array arguments", []string{"call", "read_file", `[1]`}, "INVALID_TOOL_ARGUMENTS_TYPE"},
+		{"string arguments", []string{"call", "read_file", `"x"`}, "INVALID_TOOL_ARGUMENTS_TYPE"},
+		{"number arguments", []string{"call", "read_file", `123`}, "INVALID_TOOL_ARGUMENTS_TYPE"},
+		{"null arguments", []string{"call", "read_file", `null`}, "INVALID_TOOL_ARGUMENTS_TYPE"},
+		{"boolean arguments", []string{"call", "read_file", `true`}, "INVALID_TOOL_ARGUMENTS_TYPE"},
+		{"not JSON", []string{"call", "read_file", `{path:`}, "INVALID_TOOL_ARGUMENTS_TYPE"},
+		{"missing field", []string{"call", "read_file", `{}`}, "INVALID_ARGUMENTS"},
+		{"wrong type", []string{"call", "read_file", `{"path":1}`}, "INVALID_ARGUMENTS"},
+		{"extra field", []string{"call", "read_file", `{"path":"notes.txt","x":1}`}, "INVALID_ARGUMENTS"},
+		{"out of range", []string{"call", "read_file", `{"path":"notes.txt","limit":0}`}, "INVALID_ARGUMENTS"},
+		{"escape", []string{"call", "read_file", `{"path":"../../etc/passwd"}`}, "SANDBOX_VIOLATION"},
+		{"missing file", []string{"call", "read_file", `{"path":"absent"}`}, "EXECUTION_FAILED"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := quiver(t, dir, "", c.args...)
+			if r.code != 1 || !strings.Contains(r.stderr, c.code+": ") {
+				t.Fatalf("code %d, stderr %q; want exit 1 and %s", r.code, r.stderr, c.code)
+			}
+			j := quiver(t, dir, "", append([]string{"--json"}, c.args...)...)
+			var out callJSON
+			if err := json.Unmarshal([]byte(j.stdout), &out); err != nil || j.code != 1 {
+				t.Fatalf("--json: exit %d, %v: %q", j.code, err, j.stdout)
+			}
+			if !out.IsError || out.Error == nil || string(out.Error.Code) != c.code || out.Error.Tool != c.args[1] {
+				t.Errorf("--json = %+v", out)
+			}
+			if !strings.HasPrefix(out.Content, "Error executing tool "+c.args[1]+": "+c.code) {
+				t.Errorf("content %q", out.Content)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "n.txt")); err == nil {
+		t.Error("a refused write_file wrote its file")
+	}
+	t.Run("the ask refusal names --yes and the rule that would pass it", func(t *testing.T) {
+		r := quiver(t, dir, "", "call", "write_file", `{"path":"n.txt","content":"x"}`)
+		if !strings.Contains(r.stderr, "--yes") || !strings.Contains(r.stderr, `write_file(n.txt)`) {
+			t.Errorf("stderr %q", r.stderr)
+		}
+	})
+}
+
+func TestCallJSONSuccess(t *testing.T) {
+	dir := workdir(t, map[string]string{"a.txt": "hello\n"})
+	r := quiver(t, dir, "", "--json", "call", "read_file", `{"path":"a.txt"}`)
+	var out struct {
+		callJSON
+		Output map[string]any `json:"output"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 {
+		t.Fatalf("exit %d %v %q", r.code, err, r.stdout)
+	}
+	if out.IsError || out.Error != nil || out.Content != "     1\thello" || out.Output["total_lines"] != 1.0 || out.Provider != "builtin" {
+		t.Errorf("%+v", out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := workdir(t, map[string]string{"bad.toml": "[policy]\ndefault = \"sometimes\"\n", "unknown.toml": "[workspace]\nroots = \".\"\n"})
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bogus"}, "unknown command"},
+		{[]string{"call"}, "accepts between 1 and 2 arg"},
+		{[]string{"--nope", "tools"}, "unknown flag"},
+		{[]string{"--config", "bad.toml", "tools"}, "bad.toml:2:11: decision \"sometimes\""},
+		{[]string{"--config", "unknown.toml", "config", "check"}, "unknown.toml:2:1: unknown key \"workspace.roots\""},
+		{[]string{"--write-scope", "everything", "tools"}, "--write-scope"},
+		{[]string{"--config", "absent.toml", "tools"}, "absent.toml"},
+	} {
+		r := quiver(t, dir, "", c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	if r := quiver(t, dir, "", "config", "check"); r.code != 0 || !strings.Contains(r.stdout, "defaults") {
+		t.Errorf("config check without a file: %+v", r)
+	}
+	if r := quiver(t, dir, "", "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "quiver ") {
+		t.Errorf("version: %+v", r)
+	}
+}
+
+func TestToolsJSON(t *testing.T) {
+	dir := workdir(t, map[string]string{"quiver.toml": "[policy]\ndeny = [\"write_file\"]\n"})
+	r := quiver(t, dir, "", "tools", "--json")
+	var out struct {
+		Tools []toolJSON `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 {
+		t.Fatalf("exit %d %v", r.code, err)
+	}
+	found := map[string]toolJSON{}
+	for _, tl := range out.Tools {
+		if tl.InputSchema == nil || tl.InputSchema.Type != "object" || tl.Provider == "" {
+			t.Errorf("%s: schema %v provider %q", tl.Name, tl.InputSchema, tl.Provider)
+		}
+		found[tl.Name] = tl
+	}
+	if rf, ok := found["read_file"]; !ok || !rf.Allowed || rf.InputSchema.Properties["path"] == nil {
+		t.Errorf("read_file entry %+v", rf)
+	}
+	if wf, ok := found["write_file"]; ok && wf.Allowed {
+		t.Error("a denied tool is listed as allowed")
+	}
+	human := quiver(t, dir, "", "tools")
+	if human.code != 0 || !strings.Contains(human.stdout, "read_file") || !strings.Contains(human.stdout, "PROVIDER") {
+		t.Errorf("tools: %+v", human)
+	}
+}
+
+func TestAuditAndWriteScope(t *testing.T) {
+	dir := workdir(t, map[string]string{"a.txt": "x\n"})
+	log := filepath.Join(dir, "audit.jsonl")
+	quiver(t, dir, "", "--audit", log, "call", "read_file", `{"path":"a.txt"}`)
+	quiver(t, dir, "", "--audit", log, "call", "nope", `{}`)
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("audit lines: %q", b)
+	}
+	var first, second map[string]any
+	json.Unmarshal([]byte(lines[0]), &first)
+	json.Unmarshal([]byte(lines[1]), &second)
+	if first["tool"] != "read_file" || first["outcome"] != "ok" || first["decision"] != "allow" || first["provider"] != "builtin" || second["outcome"] != "TOOL_NOT_FOUND" {
+		t.Errorf("audit %v / %v", first, second)
+	}
+	r := quiver(t, dir, "", "--write-scope", "read-only", "--yes", "call", "write_file", `{"path":"b.txt","content":"x"}`)
+	if r.code != 1 || !strings.Contains(r.stderr, "TOOL_NOT_ALLOWED") {
+		t.Errorf("read-only write: %+v", r)
+	}
+}
