@@ -36,7 +36,7 @@ type cliResult struct {
 }
 
 // quiver runs the binary in dir, with no configuration but dir's own.
-func quiver(t *testing.T, dir string, stdin string, args ...string) cliResult {
+func runCLI(t *testing.T, dir string, stdin string, args ...string) cliResult {
 	t.Helper()
 	cmd := exec.Command(quiverBin, args...)
 	cmd.Dir = dir
@@ -69,11 +69,11 @@ func workdir(t *testing.T, files map[string]string) string {
 
 func TestCallReadFile(t *testing.T) {
 	dir := workdir(t, map[string]string{"go.mod": "module example\n\ngo 1.26\n"})
-	r := quiver(t, dir, "", "call", "read_file", `{"path":"go.mod"}`)
+	r := runCLI(t, dir, "", "call", "read_file", `{"path":"go.mod"}`)
 	if r.code != 0 || r.stdout != "     1\tmodule example\n     2\t\n     3\tgo 1.26\n" {
 		t.Fatalf("call read_file: code %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
 	}
-	r = quiver(t, dir, `{"path":"go.mod","limit":1}`, "call", "read_file", "-")
+	r = runCLI(t, dir, `{"path":"go.mod","limit":1}`, "call", "read_file", "-")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "     1\tmodule example\n(showing lines 1-1 of 3") {
 		t.Fatalf("arguments from stdin: %+v", r)
 	}
@@ -112,11 +112,11 @@ ask = ["write_file"]
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := quiver(t, dir, "", c.args...)
+			r := runCLI(t, dir, "", c.args...)
 			if r.code != 1 || !strings.Contains(r.stderr, c.code+": ") {
 				t.Fatalf("code %d, stderr %q; want exit 1 and %s", r.code, r.stderr, c.code)
 			}
-			j := quiver(t, dir, "", append([]string{"--json"}, c.args...)...)
+			j := runCLI(t, dir, "", append([]string{"--json"}, c.args...)...)
 			var out callJSON
 			if err := json.Unmarshal([]byte(j.stdout), &out); err != nil || j.code != 1 {
 				t.Fatalf("--json: exit %d, %v: %q", j.code, err, j.stdout)
@@ -133,7 +133,7 @@ ask = ["write_file"]
 		t.Error("a refused write_file wrote its file")
 	}
 	t.Run("the ask refusal names --yes and the rule that would pass it", func(t *testing.T) {
-		r := quiver(t, dir, "", "call", "write_file", `{"path":"n.txt","content":"x"}`)
+		r := runCLI(t, dir, "", "call", "write_file", `{"path":"n.txt","content":"x"}`)
 		if !strings.Contains(r.stderr, "--yes") || !strings.Contains(r.stderr, `write_file(n.txt)`) {
 			t.Errorf("stderr %q", r.stderr)
 		}
@@ -142,7 +142,7 @@ ask = ["write_file"]
 
 func TestCallJSONSuccess(t *testing.T) {
 	dir := workdir(t, map[string]string{"a.txt": "hello\n"})
-	r := quiver(t, dir, "", "--json", "call", "read_file", `{"path":"a.txt"}`)
+	r := runCLI(t, dir, "", "--json", "call", "read_file", `{"path":"a.txt"}`)
 	var out struct {
 		callJSON
 		Output map[string]any `json:"output"`
@@ -169,22 +169,22 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--write-scope", "everything", "tools"}, "--write-scope"},
 		{[]string{"--config", "absent.toml", "tools"}, "absent.toml"},
 	} {
-		r := quiver(t, dir, "", c.args...)
+		r := runCLI(t, dir, "", c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
 		}
 	}
-	if r := quiver(t, dir, "", "config", "check"); r.code != 0 || !strings.Contains(r.stdout, "defaults") {
+	if r := runCLI(t, dir, "", "config", "check"); r.code != 0 || !strings.Contains(r.stdout, "defaults") {
 		t.Errorf("config check without a file: %+v", r)
 	}
-	if r := quiver(t, dir, "", "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "quiver ") {
+	if r := runCLI(t, dir, "", "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "quiver ") {
 		t.Errorf("version: %+v", r)
 	}
 }
 
 func TestToolsJSON(t *testing.T) {
 	dir := workdir(t, map[string]string{"quiver.toml": "[policy]\ndeny = [\"write_file\"]\n"})
-	r := quiver(t, dir, "", "tools", "--json")
+	r := runCLI(t, dir, "", "tools", "--json")
 	var out struct {
 		Tools []toolJSON `json:"tools"`
 	}
@@ -204,7 +204,7 @@ func TestToolsJSON(t *testing.T) {
 	if wf, ok := found["write_file"]; ok && wf.Allowed {
 		t.Error("a denied tool is listed as allowed")
 	}
-	human := quiver(t, dir, "", "tools")
+	human := runCLI(t, dir, "", "tools")
 	if human.code != 0 || !strings.Contains(human.stdout, "read_file") || !strings.Contains(human.stdout, "PROVIDER") {
 		t.Errorf("tools: %+v", human)
 	}
@@ -213,8 +213,8 @@ func TestToolsJSON(t *testing.T) {
 func TestAuditAndWriteScope(t *testing.T) {
 	dir := workdir(t, map[string]string{"a.txt": "x\n"})
 	log := filepath.Join(dir, "audit.jsonl")
-	quiver(t, dir, "", "--audit", log, "call", "read_file", `{"path":"a.txt"}`)
-	quiver(t, dir, "", "--audit", log, "call", "nope", `{}`)
+	runCLI(t, dir, "", "--audit", log, "call", "read_file", `{"path":"a.txt"}`)
+	runCLI(t, dir, "", "--audit", log, "call", "nope", `{}`)
 	b, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +229,7 @@ func TestAuditAndWriteScope(t *testing.T) {
 	if first["tool"] != "read_file" || first["outcome"] != "ok" || first["decision"] != "allow" || first["provider"] != "builtin" || second["outcome"] != "TOOL_NOT_FOUND" {
 		t.Errorf("audit %v / %v", first, second)
 	}
-	r := quiver(t, dir, "", "--write-scope", "read-only", "--yes", "call", "write_file", `{"path":"b.txt","content":"x"}`)
+	r := runCLI(t, dir, "", "--write-scope", "read-only", "--yes", "call", "write_file", `{"path":"b.txt","content":"x"}`)
 	if r.code != 1 || !strings.Contains(r.stderr, "TOOL_NOT_ALLOWED") {
 		t.Errorf("read-only write: %+v", r)
 	}
