@@ -1,0 +1,297 @@
+package anthropic
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/packages/param"
+	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/tool"
+)
+
+// DefaultMaxTokens is sent when a Request leaves MaxTokens at 0: the
+// Messages API requires a value.
+const DefaultMaxTokens = 8192
+
+// Tools converts definitions to custom tools. A parameters schema whose root
+// is not an object is an error: input_schema must be one.
+func Tools(defs []driver.ToolDefinition) ([]sdk.ToolUnionParam, error) {
+	out := make([]sdk.ToolUnionParam, 0, len(defs))
+	for _, d := range defs {
+		schema, err := InputSchema(d)
+		if err != nil {
+			return nil, err
+		}
+		t := &sdk.ToolParam{Name: d.Name, InputSchema: schema}
+		if d.Description != "" {
+			t.Description = param.NewOpt(d.Description)
+		}
+		out = append(out, sdk.ToolUnionParam{OfTool: t})
+	}
+	return out, nil
+}
+
+// InputSchema converts d's parameters to an input_schema: type object, the
+// properties and required list in their fields, every other keyword as an
+// extra field, unchanged.
+func InputSchema(d driver.ToolDefinition) (sdk.ToolInputSchemaParam, error) {
+	fields, err := driver.SchemaFields(d.Parameters)
+	if err != nil {
+		return sdk.ToolInputSchemaParam{}, fmt.Errorf("tool %q: %w", d.Name, err)
+	}
+	if t, ok := fields["type"]; ok && string(t) != `"object"` {
+		return sdk.ToolInputSchemaParam{}, fmt.Errorf("tool %q: input_schema must have type object, has %s", d.Name, t)
+	}
+	var s sdk.ToolInputSchemaParam
+	if p, ok := fields["properties"]; ok {
+		s.Properties = p
+	}
+	if r, ok := fields["required"]; ok {
+		if err := json.Unmarshal(r, &s.Required); err != nil {
+			return s, fmt.Errorf("tool %q: required: %w", d.Name, err)
+		}
+	}
+	for k, v := range fields {
+		switch k {
+		case "type", "properties", "required", "$schema", "$id":
+			continue
+		}
+		if s.ExtraFields == nil {
+			s.ExtraFields = make(map[string]any, len(fields))
+		}
+		s.ExtraFields[k] = v
+	}
+	return s, nil
+}
+
+// ToolChoice converts c. parallel, when it is false, forbids several calls in
+// one turn (disable_parallel_tool_use), which Anthropic sets on the choice.
+func ToolChoice(c driver.ToolChoice, parallel *bool) sdk.ToolChoiceUnionParam {
+	disable := param.Opt[bool]{}
+	if parallel != nil && !*parallel {
+		disable = param.NewOpt(true)
+	}
+	switch c.Mode {
+	case driver.ToolChoiceNone:
+		return sdk.ToolChoiceUnionParam{OfNone: &sdk.ToolChoiceNoneParam{}}
+	case driver.ToolChoiceRequired:
+		return sdk.ToolChoiceUnionParam{OfAny: &sdk.ToolChoiceAnyParam{DisableParallelToolUse: disable}}
+	case driver.ToolChoiceTool:
+		return sdk.ToolChoiceUnionParam{OfTool: &sdk.ToolChoiceToolParam{Name: c.Name, DisableParallelToolUse: disable}}
+	case driver.ToolChoiceAuto:
+		return sdk.ToolChoiceUnionParam{OfAuto: &sdk.ToolChoiceAutoParam{DisableParallelToolUse: disable}}
+	}
+	if disable.Valid() {
+		return sdk.ToolChoiceUnionParam{OfAuto: &sdk.ToolChoiceAutoParam{DisableParallelToolUse: disable}}
+	}
+	return sdk.ToolChoiceUnionParam{}
+}
+
+// Messages converts a conversation: system messages to system blocks, the
+// rest to messages, with the results of consecutive RoleTool messages
+// gathered into one user message.
+func Messages(msgs []driver.Message) ([]sdk.TextBlockParam, []sdk.MessageParam, error) {
+	var system []sdk.TextBlockParam
+	out := make([]sdk.MessageParam, 0, len(msgs))
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		switch m.Role {
+		case driver.RoleSystem:
+			system = append(system, sdk.TextBlockParam{Text: m.Text()})
+		case driver.RoleUser:
+			out = append(out, sdk.NewUserMessage(blocks(m.Parts)...))
+		case driver.RoleAssistant:
+			out = append(out, Assistant(m))
+		case driver.RoleTool:
+			results, next := driver.ToolTurns(msgs, i)
+			out = append(out, ToolResults(results))
+			i = next - 1
+		default:
+			return nil, nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
+		}
+	}
+	return system, out, nil
+}
+
+func blocks(parts []tool.Part) []sdk.ContentBlockParamUnion {
+	out := make([]sdk.ContentBlockParamUnion, 0, len(parts))
+	for _, p := range parts {
+		switch p.Type {
+		case tool.PartImage:
+			out = append(out, sdk.NewImageBlockBase64(p.MIMEType, base64.StdEncoding.EncodeToString(p.Data)))
+		case tool.PartJSON:
+			out = append(out, sdk.NewTextBlock(string(p.JSON)))
+		default:
+			out = append(out, sdk.NewTextBlock(p.Text))
+		}
+	}
+	return out
+}
+
+// Assistant converts an assistant turn: a text block (when there is text),
+// then one tool_use block per call. A call whose arguments did not parse is
+// sent with {}.
+func Assistant(m driver.Message) sdk.MessageParam {
+	var content []sdk.ContentBlockParamUnion
+	if text := m.Text(); text != "" {
+		content = append(content, sdk.NewTextBlock(text))
+	}
+	for _, c := range m.ToolCalls {
+		var input any = json.RawMessage("{}")
+		if c.Arguments != nil {
+			input = c.Arguments
+		}
+		b := sdk.NewToolUseBlock(c.ID, input, c.Name)
+		setCaller(b.OfToolUse, c.Metadata)
+		content = append(content, b)
+	}
+	return sdk.NewAssistantMessage(content...)
+}
+
+// ToolResults converts the results of one turn to the single user message of
+// tool_result blocks Anthropic expects.
+func ToolResults(results []driver.ToolResult) sdk.MessageParam {
+	content := make([]sdk.ContentBlockParamUnion, 0, len(results))
+	for _, r := range results {
+		b := sdk.ToolResultBlockParam{ToolUseID: r.CallID, Content: resultContent(r.Content)}
+		if r.IsError {
+			b.IsError = param.NewOpt(true)
+		}
+		content = append(content, sdk.ContentBlockParamUnion{OfToolResult: &b})
+	}
+	return sdk.NewUserMessage(content...)
+}
+
+func resultContent(parts []tool.Part) []sdk.ToolResultBlockParamContentUnion {
+	out := make([]sdk.ToolResultBlockParamContentUnion, 0, len(parts))
+	for _, p := range parts {
+		switch p.Type {
+		case tool.PartImage:
+			out = append(out, sdk.ToolResultBlockParamContentUnion{OfImage: &sdk.ImageBlockParam{
+				Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{
+					Data: base64.StdEncoding.EncodeToString(p.Data), MediaType: sdk.Base64ImageSourceMediaType(p.MIMEType),
+				}},
+			}})
+		case tool.PartJSON:
+			out = append(out, sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: string(p.JSON)}})
+		default:
+			out = append(out, sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: p.Text}})
+		}
+	}
+	return out
+}
+
+// ToolCalls returns the tool_use blocks of a message as calls, and its
+// server_tool_use blocks apart.
+func ToolCalls(msg *sdk.Message) (calls, server []driver.ToolCall, err error) {
+	var errs []error
+	for _, b := range msg.Content {
+		if b.Type != "tool_use" && b.Type != "server_tool_use" {
+			continue
+		}
+		c := driver.ToolCall{ID: b.ID, Name: b.Name}
+		c.Arguments, err = driver.ObjectArguments(b.ID, b.Name, b.Input)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		c.Metadata = callerMeta(b.JSON.Caller.Raw())
+		if b.Type == "server_tool_use" {
+			server = append(server, c)
+		} else {
+			calls = append(calls, c)
+		}
+	}
+	if err := driver.CheckIDs(calls, "toolu"); err != nil {
+		errs = append(errs, err)
+	}
+	return calls, server, errors.Join(errs...)
+}
+
+// Response converts a whole message.
+func Response(msg *sdk.Message) (*driver.Response, error) {
+	if msg == nil {
+		return nil, errors.New("nil message")
+	}
+	calls, server, err := ToolCalls(msg)
+	resp := &driver.Response{
+		ID:                 msg.ID,
+		Model:              string(msg.Model),
+		ToolCalls:          calls,
+		ServerToolCalls:    server,
+		StopReason:         stopReason(msg.StopReason),
+		ProviderStopReason: string(msg.StopReason),
+		Usage:              usage(msg.Usage.InputTokens, msg.Usage.OutputTokens, msg.Usage.CacheReadInputTokens),
+	}
+	for _, b := range msg.Content {
+		if b.Type == "text" {
+			resp.Text += b.Text
+		}
+	}
+	return resp, err
+}
+
+// Params builds the request for model.
+func Params(model string, req driver.Request) (sdk.MessageNewParams, error) {
+	system, msgs, err := Messages(req.Messages)
+	if err != nil {
+		return sdk.MessageNewParams{}, err
+	}
+	tools, err := Tools(req.Tools)
+	if err != nil {
+		return sdk.MessageNewParams{}, err
+	}
+	p := sdk.MessageNewParams{Model: model, MaxTokens: DefaultMaxTokens, System: system, Messages: msgs, Tools: tools}
+	if req.MaxTokens > 0 {
+		p.MaxTokens = int64(req.MaxTokens)
+	}
+	if len(tools) > 0 {
+		p.ToolChoice = ToolChoice(req.ToolChoice, req.ParallelToolCalls)
+	}
+	return p, nil
+}
+
+func stopReason(r sdk.StopReason) driver.StopReason {
+	switch r {
+	case sdk.StopReasonEndTurn, sdk.StopReasonStopSequence:
+		return driver.StopEnd
+	case sdk.StopReasonToolUse:
+		return driver.StopToolCalls
+	case sdk.StopReasonMaxTokens, sdk.StopReasonModelContextWindowExceeded:
+		return driver.StopLength
+	case sdk.StopReasonRefusal:
+		return driver.StopContentFilter
+	}
+	return driver.StopOther
+}
+
+func usage(in, out, cacheRead int64) driver.Usage {
+	return driver.Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: cacheRead, TotalTokens: in + out}
+}
+
+// callerMeta keeps who made a call when it was not the model directly (code
+// execution calling a tool), so that the replayed tool_use says so too.
+func callerMeta(raw string) map[string]string {
+	if raw == "" {
+		return nil
+	}
+	var c struct {
+		Type   string `json:"type"`
+		ToolID string `json:"tool_id"`
+	}
+	if json.Unmarshal([]byte(raw), &c) != nil || c.Type == "" || c.Type == "direct" {
+		return nil
+	}
+	return map[string]string{driver.MetaCallerType: c.Type, driver.MetaCallerID: c.ToolID}
+}
+
+func setCaller(b *sdk.ToolUseBlockParam, meta map[string]string) {
+	switch meta[driver.MetaCallerType] {
+	case "code_execution_20250825":
+		b.Caller.OfCodeExecution20250825 = &sdk.ServerToolCallerParam{ToolID: meta[driver.MetaCallerID]}
+	case "code_execution_20260120":
+		b.Caller.OfCodeExecution20260120 = &sdk.ServerToolCaller20260120Param{ToolID: meta[driver.MetaCallerID]}
+	}
+}
