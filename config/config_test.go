@@ -1,0 +1,108 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/quiverkit/quiver/policy"
+)
+
+func TestParseErrorsHavePositions(t *testing.T) {
+	cases := []struct {
+		name, doc, want string
+	}{
+		{"unknown key", "[workspace]\nroots = \".\"\n", `q.toml:2:1: unknown key "workspace.roots"`},
+		{"unknown section", "[polcy]\nallow = []\n", `q.toml:1:2: unknown key "polcy"`},
+		{"bad decision", "[policy]\ndefault = \"maybe\"\n", `q.toml:2:11: decision "maybe"`},
+		{"bad per-tool decision", "[policy.tools]\nexec_command = \"often\"\n", `q.toml:2:16: decision "often"`},
+		{"bad rule", "[policy]\nallow = [\"ok\", \"read_file(\"]\n", `q.toml:2:16: rule "read_file("`},
+		{"bad write scope", "[workspace]\nwrite_scope = \"all\"\n", `q.toml:2:15: write scope "all"`},
+		{"wrong type", "[exec]\nmax_timeout_secs = \"ten\"\n", "q.toml:2:"},
+		{"not TOML", "[policy\n", "q.toml:1:"},
+		{"mcp server without a name", "[[tools.mcp.servers]]\ncommand = \"x\"\n", "tools.mcp.servers[0]: name is required"},
+		{"mcp server with both command and url", "[[tools.mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nurl = \"http://x\"\n", "exactly one of command and url"},
+		{"output store", "[output]\nstore = \"cloud\"\n", `output.store: "cloud"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("q.toml", []byte(c.doc))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestParseFull(t *testing.T) {
+	doc := `
+[workspace]
+root = "src"
+write_scope = "read-only"
+
+[policy]
+default = "deny"
+allow = ["read_file", "exec_command(git status)"]
+ask = ["write_file"]
+deny = ["exec_command(rm *)"]
+
+[policy.tools]
+exec_command = "ask"
+
+[tools.cli.aliases]
+grep_search = "rg"
+
+[[tools.mcp.servers]]
+name = "fs"
+command = "npx"
+args = ["-y", "server"]
+
+[outputs.report]
+schema = "report.schema.json"
+
+[serve]
+ask_fallback = "deny"
+`
+	c, err := Parse("/etc/quiver/q.toml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := c.PolicyConfig()
+	if pc.Default != policy.Deny || len(pc.Allow) != 2 || pc.Allow[1] != "exec_command(git status)" || pc.Tools["exec_command"] != policy.Ask {
+		t.Errorf("policy %+v", pc)
+	}
+	if _, err := policy.New(pc, c.Workspace.WriteScope.WriteScope); err != nil {
+		t.Errorf("policy.New: %v", err)
+	}
+	if c.Workspace.WriteScope.WriteScope != policy.ReadOnly || c.Tools.CLI.Aliases["grep_search"] != "rg" || c.Tools.MCP.Servers[0].Args[1] != "server" {
+		t.Errorf("config %+v", c)
+	}
+	if got := c.Resolve(c.Outputs["report"].Schema); got != "/etc/quiver/report.schema.json" {
+		t.Errorf("Resolve = %q", got)
+	}
+}
+
+func TestFind(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
+	if got := Find(""); got != "" {
+		t.Errorf("no files: Find = %q", got)
+	}
+	os.MkdirAll(filepath.Join(dir, "xdg", "quiver"), 0o755)
+	os.WriteFile(filepath.Join(dir, "xdg", "quiver", "config.toml"), nil, 0o644)
+	if got := Find(""); got != filepath.Join(dir, "xdg", "quiver", "config.toml") {
+		t.Errorf("XDG: Find = %q", got)
+	}
+	os.WriteFile(filepath.Join(dir, "quiver.toml"), nil, 0o644)
+	if got := Find(""); got != "quiver.toml" {
+		t.Errorf("local: Find = %q", got)
+	}
+	if got := Find("explicit.toml"); got != "explicit.toml" {
+		t.Errorf("explicit: Find = %q", got)
+	}
+	if c, err := Load(""); err != nil || c.Path != "" {
+		t.Errorf("Load(\"\") = %+v, %v", c, err)
+	}
+}
