@@ -87,7 +87,7 @@ func readFile(ctx context.Context, tc tool.Context, in ReadFileInput) (*ReadFile
 		return nil, err
 	}
 	out.ContentSHA256 = hex.EncodeToString(h.Sum(nil))
-	// READTRACK: recordRead(ctx, tc, out.Path, out.ContentSHA256)
+	recordRead(ctx, tc, out.Path, out.ContentSHA256)
 	return out, nil
 }
 
