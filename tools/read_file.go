@@ -80,7 +80,11 @@ func readFile(ctx context.Context, tc tool.Context, in ReadFileInput) (*ReadFile
 	out := &ReadFileOutput{Path: ws.Display(in.Path), Size: fi.Size()}
 	br := bufio.NewReaderSize(f, 64*1024)
 	if mime := sniffImage(br); mime != "" {
-		return readImage(br, out, mime)
+		out, err := readImage(br, out, mime)
+		if err == nil {
+			recordRead(ctx, tc, out.Path, out.ContentSHA256)
+		}
+		return out, err
 	}
 	h := sha256.New()
 	if err := scanLines(ctx, io.TeeReader(br, h), in, out); err != nil {
