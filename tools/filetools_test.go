@@ -1,0 +1,617 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/quiverkit/quiver/schema"
+	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
+)
+
+// fileEnv runs file tools the way the pipeline does — arguments validated
+// against the tool's schema, then executed — with one toolkit-wide scope, so
+// that shared dependencies (the workspace, the read tracker) live across
+// calls as they do in a toolkit.
+type fileEnv struct {
+	t      testing.TB
+	root   string
+	ws     *workspace.Workspace
+	shared *tool.Scope
+	calls  int
+}
+
+func newFileEnv(t testing.TB, root string) *fileEnv {
+	t.Helper()
+	ws, err := workspace.Open(root, workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	shared := tool.NewScope(nil, nil)
+	shared.Provide(workspace.Key.ID, ws)
+	return &fileEnv{t: t, root: root, ws: ws, shared: shared}
+}
+
+func (e *fileEnv) context(name string) tool.Context {
+	e.calls++
+	return tool.NewContext("call-"+name, name, nil, tool.NewScope(nil, e.shared))
+}
+
+// run validates args (a JSON object) against tl's schema and executes tl.
+func (e *fileEnv) run(tl *tool.Tool, args string) (tool.Result, error) {
+	e.t.Helper()
+	v, err := schema.Compile(tl.InputSchema)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	m, err := schema.ParseObject([]byte(args))
+	if err != nil {
+		e.t.Fatalf("arguments %s: %v", args, err)
+	}
+	if _, err := v.Validate(m); err != nil {
+		return tool.Result{}, tool.Errorf(tool.CodeInvalidArguments, "%v", err)
+	}
+	return tl.Execute(context.Background(), e.context(tl.Name), json.RawMessage(args))
+}
+
+// runOK runs tl and fails the test on an error.
+func (e *fileEnv) runOK(tl *tool.Tool, args string) tool.Result {
+	e.t.Helper()
+	res, err := e.run(tl, args)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", tl.Name, args, err)
+	}
+	return res
+}
+
+// markRead records the file's current content as read, as read_file does.
+func (e *fileEnv) markRead(rel string) {
+	e.t.Helper()
+	data, err := os.ReadFile(filepath.Join(e.root, rel))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	recordRead(context.Background(), e.context("read_file"), rel, hex.EncodeToString(sum[:]))
+}
+
+func (e *fileEnv) write(rel, content string) {
+	e.t.Helper()
+	p := filepath.Join(e.root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *fileEnv) read(rel string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.root, rel))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func jsonArgs(kv map[string]any) string {
+	b, err := json.Marshal(kv)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func sumHex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// wantToolError fails unless err is a *tool.Error with code and a message
+// holding every one of parts.
+func wantToolError(t testing.TB, err error, code tool.Code, parts ...string) *tool.Error {
+	t.Helper()
+	var te *tool.Error
+	if !errors.As(err, &te) {
+		t.Fatalf("error %v (%T), want a *tool.Error with code %s", err, err, code)
+	}
+	if te.Code != code {
+		t.Errorf("code %s, want %s (message: %s)", te.Code, code, te.Message)
+	}
+	for _, p := range parts {
+		if !strings.Contains(te.Message, p) {
+			t.Errorf("message does not say %q:\n%s", p, te.Message)
+		}
+	}
+	return te
+}
+
+// snapshot describes every entry below dir: mode, symlink target, and a hash
+// of regular files' content, so that a test can show the disk unchanged.
+func snapshot(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			out[p] = "error: " + err.Error()
+			return nil
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return nil
+		}
+		desc := fi.Mode().String()
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			desc += " -> " + target
+		case fi.Mode().IsRegular():
+			if b, err := os.ReadFile(p); err == nil {
+				desc += " " + sumHex(string(b))
+			} else {
+				desc += " unreadable"
+			}
+		}
+		out[p] = desc
+		return nil
+	})
+	return out
+}
+
+func noTempFiles(t testing.TB, dir string) {
+	t.Helper()
+	var left []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".quiver-") {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// badPathFixture builds a workspace (root) beside a directory it must not
+// reach (outside), holding the awkward entries of the bad-input corpus.
+func badPathFixture(t *testing.T) (base, root, outside string) {
+	t.Helper()
+	base = t.TempDir()
+	root = filepath.Join(base, "ws")
+	outside = filepath.Join(base, "outside")
+	for _, d := range []string{root, outside, filepath.Join(root, "dir")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		filepath.Join(outside, "secret.txt"): "secret\n",
+		filepath.Join(root, "a.txt"):         "alpha\n",
+		filepath.Join(root, "dir", "in.txt"): "inner\n",
+		filepath.Join(root, "bad\xffname"):   "non-UTF-8 name\n",
+	}
+	for p, c := range files {
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		"link-out": "../outside",                         // a directory outside, by a relative link
+		"abs-link": filepath.Join(outside, "secret.txt"), // a file outside, by an absolute link
+		"loop":     "loop",
+		"loop-a":   "loop-b",
+		"loop-b":   "loop-a",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return base, root, outside
+}
+
+// badPathCase is one entry of the bad-input path corpus: the path, and the
+// code and message hint writing tools and listing tools must answer with.
+type badPathCase struct {
+	name        string
+	path        string
+	writeCode   tool.Code
+	writeHint   string
+	listCode    tool.Code
+	listHint    string
+	writersOnly bool // a path only meaningful for tools that take a file
+	listersOnly bool // a path only meaningful for tools that take a directory
+}
+
+func badPathCorpus(root, outside string) []badPathCase {
+	sandbox := "outside the workspace"
+	return []badPathCase{
+		{name: "dot-dot chain out of the root", path: "../outside/secret.txt", writeCode: tool.CodeSandboxViolation, writeHint: sandbox, listCode: tool.CodeSandboxViolation, listHint: sandbox},
+		{name: "long dot-dot chain", path: strings.Repeat("../", 12) + "etc/passwd", writeCode: tool.CodeSandboxViolation, writeHint: sandbox, listCode: tool.CodeSandboxViolation, listHint: sandbox},
+		{name: "dot-dot after a directory", path: "dir/../../outside", writeCode: tool.CodeSandboxViolation, writeHint: sandbox, listCode: tool.CodeSandboxViolation, listHint: sandbox},
+		{name: "absolute path outside", path: filepath.Join(outside, "secret.txt"), writeCode: tool.CodeSandboxViolation, writeHint: sandbox, writersOnly: true},
+		{name: "absolute directory outside", path: outside, listCode: tool.CodeSandboxViolation, listHint: sandbox, listersOnly: true},
+		{name: "proc self root", path: "/proc/self/root" + outside + "/secret.txt", writeCode: tool.CodeSandboxViolation, writeHint: sandbox, listCode: tool.CodeSandboxViolation, listHint: sandbox},
+		{name: "symlinked directory leading out", path: "link-out/secret.txt", writeCode: tool.CodeSandboxViolation, writeHint: "outside the workspace", writersOnly: true},
+		{name: "symlinked directory leading out, listed", path: "link-out", listCode: tool.CodeSandboxViolation, listHint: "outside the workspace", listersOnly: true},
+		{name: "absolute symlink to a file outside", path: "abs-link", writeCode: tool.CodeSandboxViolation, writeHint: "symbolic link", listCode: tool.CodeSandboxViolation, listHint: "outside the workspace"},
+		{name: "symlink to itself", path: "loop", writeCode: tool.CodeSandboxViolation, writeHint: "symbolic links", listCode: tool.CodeSandboxViolation, listHint: "symbolic links"},
+		{name: "symlink cycle of two", path: "loop-a", writeCode: tool.CodeSandboxViolation, writeHint: "symbolic links", listCode: tool.CodeSandboxViolation, listHint: "symbolic links"},
+		{name: "NUL byte", path: "a.txt\x00.png", writeCode: tool.CodeInvalidArguments, writeHint: "NUL", listCode: tool.CodeInvalidArguments, listHint: "NUL"},
+		{name: "10,000-character path", path: strings.Repeat("a", 10000), writeCode: tool.CodeInvalidArguments, writeHint: "at most 4096 bytes", listCode: tool.CodeInvalidArguments, listHint: "at most 4096 bytes"},
+		{name: "10,000-character path of directories", path: strings.Repeat("d/", 5000) + "f", writeCode: tool.CodeInvalidArguments, writeHint: "at most 4096 bytes", listCode: tool.CodeInvalidArguments, listHint: "at most 4096 bytes"},
+		{name: "non-UTF-8 name (U+FFFD after JSON)", path: "bad\xffname", writeCode: tool.CodeInvalidArguments, writeHint: "UTF-8", listCode: tool.CodeExecutionFailed, listHint: "no such file"},
+		{name: "directory where a file is expected", path: "dir", writeCode: tool.CodeExecutionFailed, writeHint: "is a directory", writersOnly: true},
+		{name: "file where a directory is expected", path: "a.txt", listCode: tool.CodeExecutionFailed, listHint: "is a file, not a directory", listersOnly: true},
+		{name: "named pipe", path: "fifo", writeCode: tool.CodeExecutionFailed, writeHint: "not a regular file", listCode: tool.CodeExecutionFailed, listHint: "not a directory"},
+		{name: "missing parent of a file", path: "a.txt/child", writeCode: tool.CodeExecutionFailed, writeHint: "not a directory", writersOnly: true},
+	}
+}
+
+// fileToolArgs are valid arguments for each file tool but for the path.
+var fileToolArgs = map[string]func(p string) string{
+	"write_file": func(p string) string { return jsonArgs(map[string]any{"path": p, "content": "overwritten\n"}) },
+	"edit": func(p string) string {
+		return jsonArgs(map[string]any{"path": p, "old_string": "alpha", "new_string": "beta"})
+	},
+	"multi_edit": func(p string) string {
+		return jsonArgs(map[string]any{"path": p, "edits": []map[string]any{{"old_string": "alpha", "new_string": "beta"}}})
+	},
+	"tree":       func(p string) string { return jsonArgs(map[string]any{"path": p}) },
+	"list_dirs":  func(p string) string { return jsonArgs(map[string]any{"path": p}) },
+	"list_files": func(p string) string { return jsonArgs(map[string]any{"path": p}) },
+}
+
+func fileTools() []*tool.Tool {
+	return []*tool.Tool{newWriteFile(), newEdit(), newMultiEdit(), newTree(), newListDirs(), newListFiles()}
+}
+
+// TestBadPaths runs the bad-input path corpus against every file tool: each
+// path gets its error code and a message that says what is wrong, nothing
+// hangs (the FIFO), and the disk — inside and outside the workspace — is
+// unchanged.
+func TestBadPaths(t *testing.T) {
+	base, root, outside := badPathFixture(t)
+	env := newFileEnv(t, root)
+	before := snapshot(t, base)
+	for _, tl := range fileTools() {
+		writer := !tl.Annotations.ReadOnly
+		for _, c := range badPathCorpus(root, outside) {
+			if writer && c.listersOnly || !writer && c.writersOnly {
+				continue
+			}
+			t.Run(tl.Name+"/"+c.name, func(t *testing.T) {
+				code, hint := c.listCode, c.listHint
+				if writer {
+					code, hint = c.writeCode, c.writeHint
+				}
+				_, err := env.run(tl, fileToolArgs[tl.Name](c.path))
+				wantToolError(t, err, code, hint)
+			})
+		}
+	}
+	if diff := cmp.Diff(before, snapshot(t, base)); diff != "" {
+		t.Errorf("the disk changed (-before +after):\n%s", diff)
+	}
+	noTempFiles(t, base)
+}
+
+// TestWritersRefuseNonUTF8Names calls the writing tools from Go, where a
+// path may hold bytes that are not UTF-8 (JSON cannot carry them).
+func TestWritersRefuseNonUTF8Names(t *testing.T) {
+	base, root, _ := badPathFixture(t)
+	env := newFileEnv(t, root)
+	before := snapshot(t, base)
+	ctx := context.Background()
+	_, err := writeFile(ctx, env.context("write_file"), WriteFileInput{Path: "bad\xffname", Content: "x"})
+	wantToolError(t, err, tool.CodeInvalidArguments, "not valid UTF-8")
+	_, err = editFile(ctx, env.context("edit"), EditInput{Path: "bad\xffname", OldString: "non", NewString: "x"})
+	wantToolError(t, err, tool.CodeInvalidArguments, "not valid UTF-8")
+	if diff := cmp.Diff(before, snapshot(t, base)); diff != "" {
+		t.Errorf("the disk changed (-before +after):\n%s", diff)
+	}
+}
+
+// TestListingShowsNonUTF8NamesEscaped: a name that is not UTF-8 is listed
+// with its odd byte as \xff, not silently turned into U+FFFD.
+func TestListingShowsNonUTF8NamesEscaped(t *testing.T) {
+	_, root, _ := badPathFixture(t)
+	env := newFileEnv(t, root)
+	out := env.runOK(newListFiles(), `{}`).Output.(*ListFilesOutput)
+	var names []string
+	for _, f := range out.Files {
+		names = append(names, f.Name)
+	}
+	sort.Strings(names)
+	if diff := cmp.Diff([]string{"a.txt", `bad\xffname`}, names); diff != "" {
+		t.Errorf("list_files names (-want +got):\n%s", diff)
+	}
+	tree := env.runOK(newTree(), `{}`).Output.(*TreeOutput)
+	if !strings.Contains(tree.Tree, `bad\xffname`) {
+		t.Errorf("tree does not show the escaped name:\n%s", tree.Tree)
+	}
+}
+
+// childEnv names the role of a child process the tests below start by
+// running this test binary again; childDir is the workspace it works in.
+const (
+	childEnv = "QUIVER_FILETOOLS_CHILD"
+	childDir = "QUIVER_FILETOOLS_DIR"
+)
+
+// TestFileToolsChild is not a test of its own: it is the body of the child
+// processes the tests below start (the os/exec helper-process pattern), and
+// returns at once in a normal run.
+func TestFileToolsChild(t *testing.T) {
+	dir := os.Getenv(childDir)
+	switch os.Getenv(childEnv) {
+	case "unreadable":
+		checkUnreadable(t, dir)
+	case "fsize":
+		childWriteOverSizeLimit(t, dir)
+	case "stall":
+		childStallMidWrite(t, dir)
+	}
+}
+
+// runChild runs TestFileToolsChild in a new process of this test binary with
+// the given role, and returns its output and exit error.
+func runChild(t *testing.T, exe, role, dir string, attr *syscall.SysProcAttr) ([]byte, *exec.Cmd, error) {
+	t.Helper()
+	cmd := exec.Command(exe, "-test.run=^TestFileToolsChild$", "-test.v")
+	cmd.Env = append(os.Environ(), childEnv+"="+role, childDir+"="+dir)
+	cmd.SysProcAttr = attr
+	out, err := cmd.CombinedOutput()
+	return out, cmd, err
+}
+
+// unreadableFixture makes a file and a directory nobody but root may read.
+func unreadableFixture(t *testing.T, root string) {
+	t.Helper()
+	for p, c := range map[string]string{"noread.txt": "alpha\n", "noreaddir/f.txt": "x\n", "ok.txt": "ok\n"} {
+		p = filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"noread.txt", "noreaddir"} {
+		if err := os.Chmod(filepath.Join(root, p), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(root, "noreaddir"), 0o755) })
+}
+
+// checkUnreadable is the part of the bad-input corpus about permissions:
+// a file the process may not read, and a directory it may not list.
+func checkUnreadable(t *testing.T, root string) {
+	env := newFileEnv(t, root)
+	for name, args := range map[string]string{
+		"write_file": fileToolArgs["write_file"]("noread.txt"),
+		"edit":       fileToolArgs["edit"]("noread.txt"),
+		"multi_edit": fileToolArgs["multi_edit"]("noread.txt"),
+		"tree":       fileToolArgs["tree"]("noreaddir"),
+		"list_dirs":  fileToolArgs["list_dirs"]("noreaddir"),
+		"list_files": fileToolArgs["list_files"]("noreaddir"),
+	} {
+		var tl *tool.Tool
+		for _, c := range fileTools() {
+			if c.Name == name {
+				tl = c
+			}
+		}
+		_, err := env.run(tl, args)
+		wantToolError(t, err, tool.CodeExecutionFailed, "permission denied")
+	}
+	tree := env.runOK(newTree(), `{}`).Output.(*TreeOutput)
+	if !strings.Contains(tree.Tree, "noreaddir/ [permission denied]") {
+		t.Errorf("tree does not mark the unreadable directory:\n%s", tree.Tree)
+	}
+}
+
+// TestUnreadablePaths: a file without read permission and a directory
+// without list permission get EXECUTION_FAILED "permission denied", and the
+// disk is unchanged. Root reads everything whatever the mode says, so when
+// the tests run as root the checks run in a child process that has dropped
+// to the unprivileged user nobody (65534).
+func TestUnreadablePaths(t *testing.T) {
+	if os.Geteuid() != 0 {
+		root := t.TempDir()
+		unreadableFixture(t, root)
+		before := snapshot(t, root)
+		checkUnreadable(t, root)
+		if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+			t.Errorf("the disk changed (-before +after):\n%s", diff)
+		}
+		return
+	}
+	// Everything the unprivileged child needs must be reachable by it: a
+	// world-readable directory holding the workspace and a copy of this
+	// test binary.
+	base, err := os.MkdirTemp("", "quiver-unreadable-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(base, "ws", "noreaddir"), 0o755); os.RemoveAll(base) })
+	root := filepath.Join(base, "ws")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(base, 0o755)
+	exe := filepath.Join(base, "tools.test")
+	copyExecutable(t, exe)
+	unreadableFixture(t, root)
+	before := snapshot(t, base)
+	out, _, err := runChild(t, exe, "unreadable", root, &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}})
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Skipf("running as root, and a child process cannot drop to uid 65534 here (%v); the permission cases need an unprivileged process", err)
+		}
+		t.Fatalf("the unprivileged child failed: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "--- PASS: TestFileToolsChild") {
+		t.Fatalf("the child did not run the checks:\n%s", out)
+	}
+	if diff := cmp.Diff(before, snapshot(t, base)); diff != "" {
+		t.Errorf("the disk changed (-before +after):\n%s", diff)
+	}
+}
+
+func copyExecutable(t *testing.T, dst string) {
+	t.Helper()
+	src, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// childWriteOverSizeLimit runs in a process whose file size limit
+// (RLIMIT_FSIZE) is 64 KiB: writing more fails in the middle of the temporary
+// file with EFBIG — a real I/O failure before the rename, no test hook. Go
+// ignores the SIGXFSZ that comes with it.
+func childWriteOverSizeLimit(t *testing.T, root string) {
+	lim := syscall.Rlimit{Cur: 64 << 10, Max: 64 << 10}
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		t.Fatalf("setrlimit: %v", err)
+	}
+	env := newFileEnv(t, root)
+	big := strings.Repeat("0123456789abcdef", 64<<10) // 1 MiB
+	old := env.read("big.txt")
+	_, err := env.run(newWriteFile(), jsonArgs(map[string]any{"path": "big.txt", "content": big, "expected_sha256": sumHex(old)}))
+	wantToolError(t, err, tool.CodeExecutionFailed, "file too large")
+	_, err = env.run(newEdit(), jsonArgs(map[string]any{"path": "big.txt", "old_string": "old content", "new_string": big}))
+	wantToolError(t, err, tool.CodeExecutionFailed, "file too large")
+	_, err = env.run(newMultiEdit(), jsonArgs(map[string]any{"path": "big.txt", "edits": []map[string]any{
+		{"old_string": "old content", "new_string": "first"}, {"old_string": "first", "new_string": big}}}))
+	wantToolError(t, err, tool.CodeExecutionFailed, "file too large")
+}
+
+// TestWriteFailureBeforeRename: when writing the temporary file fails (here:
+// the file size limit is hit halfway), write_file, edit and multi_edit
+// report it, the old content is intact, and no temporary file is left.
+func TestWriteFailureBeforeRename(t *testing.T) {
+	root := t.TempDir()
+	env := newFileEnv(t, root)
+	env.write("big.txt", "old content\n")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runChild(t, exe, "fsize", root, nil)
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestFileToolsChild") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if got := env.read("big.txt"); got != "old content\n" {
+		t.Errorf("big.txt = %q after failed writes", got)
+	}
+	noTempFiles(t, root)
+}
+
+// stallingReader gives size bytes, then blocks forever: a writer reading
+// from it is stuck in the middle of its temporary file.
+type stallingReader struct{ left int }
+
+func (r *stallingReader) Read(p []byte) (int, error) {
+	if r.left == 0 {
+		select {}
+	}
+	n := min(len(p), r.left)
+	for i := range p[:n] {
+		p[i] = 'x'
+	}
+	r.left -= n
+	return n, nil
+}
+
+const stallBytes = 1 << 20
+
+// childStallMidWrite writes target.txt through the workspace's atomic write
+// (what every writing tool uses) from a source that stalls after 1 MiB; the
+// parent kills the process there.
+func childStallMidWrite(t *testing.T, root string) {
+	env := newFileEnv(t, root)
+	err := env.ws.WriteFileFrom("target.txt", &stallingReader{left: stallBytes}, 0o644)
+	t.Fatalf("the stalled write returned: %v", err)
+}
+
+// TestKilledWriter kills a process in the middle of an atomic write (after
+// 1 MiB of the new content, before the rename): the old content is intact.
+// A killed process cannot remove its temporary file; the next write of the
+// file removes it (its lock died with the writer), so none is left after.
+func TestKilledWriter(t *testing.T) {
+	root := t.TempDir()
+	env := newFileEnv(t, root)
+	env.write("target.txt", "old content\n")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestFileToolsChild$")
+	cmd.Env = append(os.Environ(), childEnv+"=stall", childDir+"="+root)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tmp := waitForTemp(t, root, "target.txt", stallBytes)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if got := env.read("target.txt"); got != "old content\n" {
+		t.Fatalf("target.txt = %q after the writer was killed", got[:min(len(got), 40)])
+	}
+	if _, err := os.Stat(tmp); err != nil {
+		t.Fatalf("the killed writer's temporary file is gone before any cleanup: %v", err)
+	}
+	env.runOK(newEdit(), jsonArgs(map[string]any{"path": "target.txt", "old_string": "old", "new_string": "new"}))
+	if got := env.read("target.txt"); got != "new content\n" {
+		t.Errorf("target.txt = %q after the next edit", got)
+	}
+	noTempFiles(t, root)
+}
+
+// waitForTemp waits until the temporary file of an atomic write of name holds
+// at least size bytes, and returns its path.
+func waitForTemp(t *testing.T, dir, name string, size int64) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		matches, _ := filepath.Glob(filepath.Join(dir, "."+name+".quiver-*"))
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && fi.Size() >= size {
+				return m
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no temporary file of %s with %d bytes appeared", name, size)
+	return ""
+}
