@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"regexp/syntax"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -89,66 +86,6 @@ func (o *Output) Grep(ctx context.Context, opts GrepOptions) (GrepResult, error)
 	return GrepResult{Groups: groups, Matches: g.matches, Shown: len(g.found)}, nil
 }
 
-// matcher finds a match in a run of lines.
-type matcher struct {
-	literal []byte
-	re      *regexp.Regexp
-	overlap int
-}
-
-func newMatcher(pattern string, regex bool) (*matcher, error) {
-	switch {
-	case pattern == "":
-		return nil, fmt.Errorf("%w: the pattern is empty", ErrBadPattern)
-	case !regex && strings.ContainsAny(pattern, "\n\r"):
-		return nil, fmt.Errorf("%w: a literal pattern cannot hold a line break (lines are searched one by one)", ErrBadPattern)
-	case !regex:
-		return &matcher{literal: []byte(pattern), overlap: len(pattern) - 1}, nil
-	}
-	re, err := compileLineRegexp(pattern)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadPattern, err)
-	}
-	return &matcher{re: re, overlap: regexOverlap}, nil
-}
-
-// compileLineRegexp compiles pattern so that it means the same searched in
-// a buffer of many lines as on each line alone: in multi-line mode, and with
-// \A and \z (start and end of text) turned into start and end of line.
-func compileLineRegexp(pattern string) (*regexp.Regexp, error) {
-	tree, err := syntax.Parse("(?m)"+pattern, syntax.Perl)
-	if err != nil {
-		return nil, err
-	}
-	var walk func(*syntax.Regexp)
-	walk = func(re *syntax.Regexp) {
-		switch re.Op {
-		case syntax.OpBeginText:
-			re.Op = syntax.OpBeginLine
-		case syntax.OpEndText:
-			re.Op = syntax.OpEndLine
-		}
-		for _, sub := range re.Sub {
-			walk(sub)
-		}
-	}
-	walk(tree)
-	return regexp.Compile(tree.String())
-}
-
-// find returns the first match in data, or -1, -1.
-func (m *matcher) find(data []byte) (start, end int) {
-	if m.re == nil {
-		i := bytes.Index(data, m.literal)
-		return i, i + len(m.literal)
-	}
-	loc := m.re.FindIndex(data)
-	if loc == nil {
-		return -1, -1
-	}
-	return loc[0], loc[1]
-}
-
 // grepScan is the state of one pass over an output.
 type grepScan struct {
 	o    *Output
@@ -187,6 +124,9 @@ func (g *grepScan) scan(ctx context.Context) error {
 			return fmt.Errorf("outputcache: grep %s: %w", g.o.Ref, err)
 		}
 		data := buf[:fill]
+		if base == 0 {
+			g.m.tune(data)
+		}
 		end := bytes.LastIndexByte(data, '\n') + 1
 		switch {
 		case eof:
@@ -231,6 +171,10 @@ func (g *grepScan) lines(data []byte, base int64) {
 	}
 	counted := pos // g.line is the number of the line holding data[counted]
 	for pos < len(data) {
+		if !g.counting() {
+			g.matches += g.m.countParallel(data[pos:])
+			break
+		}
 		s, e := g.m.find(data[pos:])
 		if s < 0 {
 			break
@@ -249,11 +193,9 @@ func (g *grepScan) lines(data []byte, base int64) {
 			continue
 		}
 		g.matches++
-		if g.counting() {
-			g.line += int64(bytes.Count(data[counted:ls], newline))
-			counted = ls
-			g.record(data, ls, le, s, base, true)
-		}
+		g.line += int64(bytes.Count(data[counted:ls], newline))
+		counted = ls
+		g.record(data, ls, le, s, base, true)
 		pos = le + 1
 	}
 	if g.counting() {
