@@ -89,6 +89,7 @@ type call struct {
 	tk       *Toolkit
 	gate     tool.CommandGate // made on first use: few tools run commands
 	gateOnce sync.Once
+	scope    tool.Scope // the call's dependencies, kept inline
 }
 
 // CheckCommand makes the call its own tool.CommandGate, so that providing
@@ -308,7 +309,8 @@ func (tk *Toolkit) execute(ctx context.Context, c *call) (res tool.Result, err e
 		ctx, cancel = context.WithTimeout(ctx, tk.timeout)
 		defer cancel()
 	}
-	scope := tool.NewScope(tk.overrides, tk.shared)
+	scope := &c.scope
+	scope.Init(tk.overrides, tk.shared)
 	scope.Provide(tool.CommandGateKey.ID, tool.CommandGate(c))
 	tc := tool.NewContext(c.ID, c.tool.Name, tk.logger, scope)
 	defer func() {

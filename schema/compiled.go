@@ -218,16 +218,15 @@ func (n *compiled) check(v any, st *vstate) {
 			}
 		}
 	}
-	fail := st.fail
 	if len(n.types) > 0 && !typeMatches(v, n.types) {
-		fail("type: %s has type %q, want %s", describe(v), jsonType(v), strings.Join(quoteAll(n.types), " or "))
+		st.fail("type: %s has type %q, want %s", describe(v), jsonType(v), strings.Join(quoteAll(n.types), " or "))
 		return
 	}
 	if n.enum != nil && !containsValue(n.enum, v) {
-		fail("enum: %s is not one of %s", describe(v), describeList(n.enum))
+		st.fail("enum: %s is not one of %s", describe(v), describeList(n.enum))
 	}
 	if n.constant != nil && !reflect.DeepEqual(*n.constant, v) {
-		fail("const: %s does not equal %s", describe(v), describe(*n.constant))
+		st.fail("const: %s does not equal %s", describe(v), describe(*n.constant))
 	}
 	switch v := v.(type) {
 	case float64:
@@ -246,50 +245,47 @@ func (n *compiled) check(v any, st *vstate) {
 }
 
 func (n *compiled) checkNumber(v float64, st *vstate) {
-	fail := st.fail
 	switch {
 	case n.min != nil && v < *n.min:
-		fail("minimum: %s is less than %s", num(v), num(*n.min))
+		st.fail("minimum: %s is less than %s", num(v), num(*n.min))
 	case n.max != nil && v > *n.max:
-		fail("maximum: %s is greater than %s", num(v), num(*n.max))
+		st.fail("maximum: %s is greater than %s", num(v), num(*n.max))
 	case n.exclMin != nil && v <= *n.exclMin:
-		fail("exclusiveMinimum: %s is not greater than %s", num(v), num(*n.exclMin))
+		st.fail("exclusiveMinimum: %s is not greater than %s", num(v), num(*n.exclMin))
 	case n.exclMax != nil && v >= *n.exclMax:
-		fail("exclusiveMaximum: %s is not less than %s", num(v), num(*n.exclMax))
+		st.fail("exclusiveMaximum: %s is not less than %s", num(v), num(*n.exclMax))
 	case n.multipleOf != nil && *n.multipleOf != 0 && math.Mod(v, *n.multipleOf) != 0:
-		fail("multipleOf: %s is not a multiple of %s", num(v), num(*n.multipleOf))
+		st.fail("multipleOf: %s is not a multiple of %s", num(v), num(*n.multipleOf))
 	}
 }
 
 func (n *compiled) checkString(v string, st *vstate) {
-	fail := st.fail
 	if n.minLen != nil || n.maxLen != nil {
 		l := utf8.RuneCountInString(v)
 		if n.minLen != nil && l < *n.minLen {
-			fail("minLength: the string has %d characters, fewer than %d", l, *n.minLen)
+			st.fail("minLength: the string has %d characters, fewer than %d", l, *n.minLen)
 		}
 		if n.maxLen != nil && l > *n.maxLen {
-			fail("maxLength: the string has %d characters, more than %d", l, *n.maxLen)
+			st.fail("maxLength: the string has %d characters, more than %d", l, *n.maxLen)
 		}
 	}
 	if n.pattern != nil && !n.pattern.MatchString(v) {
-		fail("pattern: %s does not match %q", describe(v), n.pattern.String())
+		st.fail("pattern: %s does not match %q", describe(v), n.pattern.String())
 	}
 }
 
 func (n *compiled) checkArray(v []any, st *vstate) {
-	fail := st.fail
 	if n.minItems != nil && len(v) < *n.minItems {
-		fail("minItems: %d items, fewer than %d", len(v), *n.minItems)
+		st.fail("minItems: %d items, fewer than %d", len(v), *n.minItems)
 	}
 	if n.maxItems != nil && len(v) > *n.maxItems {
-		fail("maxItems: %d items, more than %d", len(v), *n.maxItems)
+		st.fail("maxItems: %d items, more than %d", len(v), *n.maxItems)
 	}
 	if n.unique {
 		for i := range v {
 			for j := i + 1; j < len(v); j++ {
 				if reflect.DeepEqual(v[i], v[j]) {
-					fail("uniqueItems: items %d and %d are equal", i, j)
+					st.fail("uniqueItems: items %d and %d are equal", i, j)
 					i = len(v)
 					break
 				}
@@ -336,20 +332,19 @@ func (n *compiled) checkObject(v map[string]any, st *vstate) {
 }
 
 func (n *compiled) checkCombinators(v any, st *vstate) {
-	fail := st.fail
 	for _, s := range n.allOf {
 		s.check(v, st)
 	}
 	if len(n.anyOf) > 0 && countMatching(n.anyOf, v) == 0 {
-		fail("anyOf: %s matches none of the %d allowed shapes", describe(v), len(n.anyOf))
+		st.fail("anyOf: %s matches none of the %d allowed shapes", describe(v), len(n.anyOf))
 	}
 	if len(n.oneOf) > 0 {
 		if c := countMatching(n.oneOf, v); c != 1 {
-			fail("oneOf: %s matches %d of the allowed shapes, want exactly 1", describe(v), c)
+			st.fail("oneOf: %s matches %d of the allowed shapes, want exactly 1", describe(v), c)
 		}
 	}
 	if n.not != nil && countMatching([]*compiled{n.not}, v) == 1 {
-		fail("not: %s matches a shape that is not allowed", describe(v))
+		st.fail("not: %s matches a shape that is not allowed", describe(v))
 	}
 }
 

@@ -76,7 +76,7 @@ func (e *FieldError) Error() string {
 // whether it removed any, so a caller holding the raw JSON knows to re-encode.
 // A failure is a *FieldError.
 func (v *Validator) Validate(args map[string]any) (changed bool, err error) {
-	changed = dropNulls(args, v.schema, v.schema)
+	changed = hasNull(args) && dropNulls(args, v.schema, v.schema)
 	if v.fast != nil {
 		var stack [8]pathElem
 		st := vstate{stack: stack[:0]}
@@ -240,4 +240,26 @@ func joinField(base, name string) string {
 		return name
 	}
 	return base + "." + name
+}
+
+// hasNull reports whether any value in m, at any depth, is null; most
+// arguments have none, and then nothing needs dropping.
+func hasNull(m map[string]any) bool {
+	for _, val := range m {
+		switch val := val.(type) {
+		case nil:
+			return true
+		case map[string]any:
+			if hasNull(val) {
+				return true
+			}
+		case []any:
+			for _, e := range val {
+				if sub, ok := e.(map[string]any); ok && hasNull(sub) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

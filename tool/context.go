@@ -76,6 +76,13 @@ func NewScope(overrides map[string]Factory, shared *Scope) *Scope {
 	return &Scope{overrides: overrides, shared: shared}
 }
 
+// Init prepares a zero Scope in place, for callers that embed one in a
+// larger per-call value to save an allocation. It is NewScope without the
+// new.
+func (s *Scope) Init(overrides map[string]Factory, shared *Scope) {
+	s.overrides, s.shared = overrides, shared
+}
+
 // Provide sets the value of dependency id in this scope, ahead of any
 // override or Create. The pipeline uses it for per-call values.
 func (s *Scope) Provide(id string, v any) {
