@@ -1,9 +1,11 @@
 package quiver_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,7 +213,8 @@ func TestOptionalNullsAreAbsent(t *testing.T) {
 }
 
 func TestPanicRecoveryKeepsTheToolkitWorking(t *testing.T) {
-	tk, _, _ := newToolkit(t)
+	var logs bytes.Buffer
+	tk, _, _ := newToolkit(t, quiver.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	for range 3 {
 		if _, err := tk.Invoke(context.Background(), "panics", map[string]any{"text": "a"}); tool.CodeOf(err) != tool.CodeInternal {
 			t.Fatalf("panics: %v", err)
@@ -219,6 +222,10 @@ func TestPanicRecoveryKeepsTheToolkitWorking(t *testing.T) {
 	}
 	if _, err := tk.Invoke(context.Background(), "echo", map[string]any{"text": "still here"}); err != nil {
 		t.Fatalf("after panics: %v", err)
+	}
+	if !strings.Contains(logs.String(), `"msg":"tool panicked"`) || !strings.Contains(logs.String(), "assignment to entry in nil map") ||
+		!strings.Contains(logs.String(), "goroutine ") {
+		t.Errorf("the log lacks the panic and its stack: %.300s", logs.String())
 	}
 }
 
