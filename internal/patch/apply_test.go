@@ -86,7 +86,9 @@ func TestApplyUpdatesOneFile(t *testing.T) {
 	}{
 		{"exact context", "a\nb\nc\n", begin("*** Update File: f\n@@\n a\n-b\n+B\n c"), "a\nB\nc\n"},
 		{"trailing whitespace in the file is kept on context lines", "a  \nb\nc\t\n", begin("*** Update File: f\n@@\n a\n-b\n+B\n c"), "a  \nB\nc\t\n"},
-		{"indentation drift matches at the trimmed level", "    if x:\n        y()\n", begin("*** Update File: f\n@@\n if x:\n-    y()\n+    z()"), "    if x:\n    z()\n"},
+		{"uniformly under-indented context re-indents added lines", "    if x:\n        y()\n", begin("*** Update File: f\n@@\n if x:\n-    y()\n+    z()"), "    if x:\n        z()\n"},
+		{"uniformly over-indented context dedents added lines", "if x:\n  y()\n", begin("*** Update File: f\n@@\n     if x:\n-      y()\n+      z()\n+      w()"), "if x:\n  z()\n  w()\n"},
+		{"mixed indentation drift leaves added lines as written", "def f():\n        y()\n", begin("*** Update File: f\n@@\n def f():\n-    y()\n+    z()"), "def f():\n    z()\n"},
 		{"Unicode punctuation folds to ASCII", "say(\u201chi\u201d) \u2014 ok\nend\n", begin("*** Update File: f\n@@\n-say(\"hi\") - ok\n+say(\"hello\") - ok\n end"), "say(\"hello\") - ok\nend\n"},
 		{"exact match below beats a loose one above", "  x\nx\n", begin("*** Update File: f\n@@\n-x\n+y"), "  x\ny\n"},
 		{"no final newline stays so", "a\nb", begin("*** Update File: f\n@@\n a\n-b\n+c"), "a\nc"},

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -16,9 +17,13 @@ func applyHunks(t *text, hunks []Hunk) (content, int, int, error) {
 	added, removed := 0, 0
 	for i := range hunks {
 		h := &hunks[i]
-		start, end, lines, err := locate(t, h, cur)
+		start, end, lines, lv, err := locate(t, h, cur)
 		if err != nil {
 			return content{}, 0, 0, hunkError(t, h, i, len(hunks), err)
+		}
+		var shift indent
+		if lv >= levelTrim {
+			shift = indentShift(t, start, lines)
 		}
 		b.raw(cur.off, start.off)
 		p := start
@@ -26,7 +31,7 @@ func applyHunks(t *text, hunks []Hunk) (content, int, int, error) {
 			_, next, _ := t.lineAt(p)
 			switch l.Kind {
 			case Add:
-				b.line(l.Text)
+				b.line(shift.apply(l.Text))
 				added++
 				continue
 			case Delete:
@@ -64,12 +69,13 @@ func (e *notFound) Error() string { return "not found" }
 // locate finds where h applies at or after cur: the start and end of the
 // old lines it replaces, and the hunk lines to apply there (h.Lines, less
 // trailing bare blank lines if they had to be dropped to match).
-func locate(t *text, h *Hunk, cur pos) (start, end pos, lines []Line, err error) {
+// The level says how loosely the old lines matched.
+func locate(t *text, h *Hunk, cur pos) (start, end pos, lines []Line, lv level, err error) {
 	from := cur
 	for _, hd := range h.Headers {
 		p, ok := t.seekHeader([]byte(hd), from)
 		if !ok {
-			return pos{}, pos{}, nil, &notFound{header: hd, from: from}
+			return pos{}, pos{}, nil, 0, &notFound{header: hd, from: from}
 		}
 		_, from, _ = t.lineAt(p)
 	}
@@ -78,25 +84,80 @@ func locate(t *text, h *Hunk, cur pos) (start, end pos, lines []Line, err error)
 		old := oldSide(lines)
 		if len(old) == 0 {
 			p := insertionPoint(t, h, from)
-			return p, p, lines, nil
+			return p, p, lines, levelExact, nil
 		}
 		if h.HasPos && h.OldLine-1 >= from.line {
 			p := t.advance(from, h.OldLine-1-from.line)
 			for lv := levelExact; lv <= levelFold; lv++ {
 				if end, ok := t.matchAt(p, old, lv); ok {
-					return p, end, lines, nil
+					return p, end, lines, lv, nil
 				}
 			}
 		}
-		if start, end, _, ok := t.seek(old, from, h.EOF); ok {
-			return start, end, lines, nil
+		if start, end, lv, ok := t.seek(old, from, h.EOF); ok {
+			return start, end, lines, lv, nil
 		}
 		trimmed := dropTrailingBare(lines)
 		if len(trimmed) == len(lines) {
-			return pos{}, pos{}, nil, &notFound{lines: oldSide(h.Lines), from: from}
+			return pos{}, pos{}, nil, 0, &notFound{lines: oldSide(h.Lines), from: from}
 		}
 		lines = trimmed
 	}
+}
+
+// indent is a shift of indentation: a prefix to add to lines, or one to
+// remove from them.
+type indent struct{ add, cut string }
+
+func (in indent) apply(s string) string {
+	if in.add != "" && strings.TrimSpace(s) != "" {
+		return in.add + s
+	}
+	if in.cut != "" {
+		return strings.TrimPrefix(s, in.cut)
+	}
+	return s
+}
+
+// indentShift returns the shift between the patch's old lines and the file's
+// lines they matched, if every non-blank line is shifted by the same prefix
+// (the model quoted the code less or more indented than it is); added lines
+// get the same shift. Mixed shifts give none: the added lines stay as
+// written.
+func indentShift(t *text, start pos, lines []Line) indent {
+	var shift indent
+	first := true
+	p := start
+	for _, l := range lines {
+		if l.Kind == Add {
+			continue
+		}
+		line, next, _ := t.lineAt(p)
+		p = next
+		if len(bytes.TrimSpace(line)) == 0 || strings.TrimSpace(l.Text) == "" {
+			continue
+		}
+		fileIndent, patIndent := leading(string(line)), leading(l.Text)
+		var s indent
+		switch {
+		case strings.HasSuffix(fileIndent, patIndent):
+			s.add = fileIndent[:len(fileIndent)-len(patIndent)]
+		case strings.HasSuffix(patIndent, fileIndent):
+			s.cut = patIndent[:len(patIndent)-len(fileIndent)]
+		default:
+			return indent{}
+		}
+		if !first && s != shift {
+			return indent{}
+		}
+		shift, first = s, false
+	}
+	return shift
+}
+
+// leading returns the spaces and tabs s starts with.
+func leading(s string) string {
+	return s[:len(s)-len(strings.TrimLeft(s, " \t"))]
 }
 
 // insertionPoint is where a hunk without old lines goes: at its line number

@@ -1,0 +1,6 @@
+def greet(name):
+    return "Hi " + name
+
+
+def main():
+    print(greet("world"))

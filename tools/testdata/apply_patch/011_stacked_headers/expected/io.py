@@ -1,0 +1,9 @@
+class Reader:
+    def close(self):
+        return None
+
+
+class Writer:
+    def close(self):
+        self.flush()
+        return None

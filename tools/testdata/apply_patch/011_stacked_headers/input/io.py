@@ -1,0 +1,8 @@
+class Reader:
+    def close(self):
+        return None
+
+
+class Writer:
+    def close(self):
+        return None

@@ -1,0 +1,5 @@
+package main
+
+func run(args []string, verbose bool) error {
+	return validate(args)
+}

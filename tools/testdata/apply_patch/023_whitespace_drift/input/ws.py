@@ -1,0 +1,4 @@
+class A:
+    def f(self):   
+        x = 1
+        return x

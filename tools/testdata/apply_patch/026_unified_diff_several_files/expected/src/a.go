@@ -1,0 +1,5 @@
+package a
+
+func A() int {
+	return 2
+}
