@@ -1,0 +1,49 @@
+// Package mcpserver serves a Quiver toolkit over the Model Context Protocol,
+// so that any MCP client — Claude Desktop, Claude Code, Codex, Cursor, the
+// MCP Inspector — uses Quiver's tools under Quiver's policy and workspace.
+//
+// It is a thin adapter over the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk/mcp). Tools are registered with the
+// SDK's low-level Server.AddTool and a raw handler: every tools/call goes
+// through [quiver.Toolkit.InvokeCall] — resolve, policy gate, validation,
+// decision, approval, execution, output cache, audit — exactly as a Go host's
+// call does, so arguments are validated once, by Quiver, and every failure
+// comes back the same way:
+//
+//   - a result with isError set, its text "Error executing tool NAME: CODE:
+//     message", the error object {code, message, tool, retriable} under the
+//     result's _meta key "quiver/error", and, for tools without an output
+//     schema, also as structured content {"error": {...}} (a tool that has an
+//     output schema cannot carry it there: TypeScript clients validate
+//     structured content against the schema even on errors);
+//   - successful typed outputs (tool.Result.Output) as structured content,
+//     with the tool's output schema advertised in tools/list;
+//   - a tools/call of a tool the listing does not show (denied outright,
+//     or an alias such as run_command) still goes through the pipeline, so
+//     the model learns TOOL_NOT_ALLOWED rather than "unknown tool"; a name
+//     nobody serves is the protocol error the specification asks for.
+//
+// The tool listing is [quiver.Toolkit.AllowedTools], refreshed on every
+// tools/list and by [Server.Refresh] (which sends list-changed
+// notifications when it changed).
+//
+// Calls the policy refers to a person are decided by the toolkit's
+// approver; the server puts each call's session in the context
+// ([approve.WithSession]) so that [approve.Elicit] can ask the client's user.
+//
+// Transports: [Server.Run] serves one session over a reader and a writer
+// (stdio); [Server.Handler] is the streamable HTTP endpoint, guarded against
+// DNS rebinding (Host and Origin must be loopback names or explicitly
+// allowed), optionally by a bearer token, with a request body limit and a
+// cap on concurrent sessions; [Server.Serve] runs it on a listener and shuts
+// down gracefully. A call whose HTTP request is abandoned by the client is
+// cancelled (without an event store a stream cannot be resumed, so nobody
+// could read its answer).
+//
+// Protocol versions: the server negotiates 2025-11-25 and older. The
+// 2026-07-28 revision moves server-to-client questions (elicitation) into
+// multi-round-trip results and drops sessions over HTTP; Quiver's approval
+// by elicitation is built on the session, so that revision is not offered
+// yet and clients that speak it fall back to 2025-11-25, as the
+// specification provides.
+package mcpserver

@@ -1,0 +1,243 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// postHeader carries the id under which the HTTP request a message came in
+// is registered; the guard overwrites whatever a client sends in it.
+const postHeader = "X-Quiver-Request"
+
+// Handler returns the streamable HTTP endpoint. In front of the SDK's
+// handler it checks, in order:
+//
+//   - Host: a loopback name, or one of Options.AllowedHosts; else 403 (DNS
+//     rebinding: a hostile page whose name resolves to 127.0.0.1 sends its
+//     own name as Host);
+//   - Origin, when present: a loopback origin or one of
+//     Options.AllowedOrigins; else 403;
+//   - the bearer token, when Options.Token is set; else 401;
+//   - for a request that would open a session, that fewer than
+//     Options.MaxSessions are open; else 503 with Retry-After.
+//
+// Bodies over Options.MaxBodyBytes are refused with 413 by the SDK's handler.
+func (s *Server) Handler() http.Handler {
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger:              s.opts.Logger,
+		SessionTimeout:      s.opts.SessionTimeout,
+		MaxRequestBodyBytes: s.opts.MaxBodyBytes,
+		// The guard below checks Host itself, against the allowed list too.
+		DisableLocalhostProtection: true,
+	})
+	return &guard{s: s, next: sdk}
+}
+
+type guard struct {
+	s        *Server
+	next     http.Handler
+	creating atomic.Int64 // session-opening requests in flight
+	newMu    sync.Mutex
+}
+
+func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !g.hostAllowed(r.Host) {
+		http.Error(w, fmt.Sprintf("Forbidden: Host %q is not allowed (DNS rebinding protection)", r.Host), http.StatusForbidden)
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && !g.originAllowed(o) {
+		http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not allowed", o), http.StatusForbidden)
+		return
+	}
+	if g.s.opts.Token != "" && !bearerMatches(r.Header.Get("Authorization"), g.s.opts.Token) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="quiver"`)
+		http.Error(w, "Unauthorized: a bearer token is required", http.StatusUnauthorized)
+		return
+	}
+	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+		if !g.reserveSession() {
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, fmt.Sprintf("Service Unavailable: %d sessions are open, the limit", g.s.opts.MaxSessions), http.StatusServiceUnavailable)
+			return
+		}
+		defer g.creating.Add(-1)
+	}
+	id := rand.Text()
+	r.Header.Set(postHeader, id)
+	done := g.s.posts.add(id, r.Context(), r.Method == http.MethodPost)
+	defer done()
+	g.next.ServeHTTP(w, r)
+}
+
+// reserveSession counts open sessions plus those being opened against the
+// limit, and reserves a place when there is one.
+func (g *guard) reserveSession() bool {
+	g.newMu.Lock()
+	defer g.newMu.Unlock()
+	open := 0
+	for range g.s.mcp.Sessions() {
+		open++
+	}
+	if open+int(g.creating.Load()) >= g.s.opts.MaxSessions {
+		return false
+	}
+	g.creating.Add(1)
+	return true
+}
+
+func (g *guard) hostAllowed(host string) bool {
+	if isLoopbackHost(host) {
+		return true
+	}
+	name, _, err := net.SplitHostPort(host)
+	if err != nil {
+		name = host
+	}
+	for _, a := range g.s.opts.AllowedHosts {
+		if strings.EqualFold(a, host) || strings.EqualFold(a, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *guard) originAllowed(origin string) bool {
+	for _, a := range g.s.opts.AllowedOrigins {
+		if strings.EqualFold(strings.TrimSuffix(a, "/"), strings.TrimSuffix(origin, "/")) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return isLoopbackHost(u.Host)
+}
+
+// isLoopbackHost reports whether a Host value (name, optional port) names
+// this machine's loopback interface.
+func isLoopbackHost(host string) bool {
+	name, _, err := net.SplitHostPort(host)
+	if err != nil {
+		name = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	}
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(name)
+	return ip != nil && ip.IsLoopback()
+}
+
+func bearerMatches(header, token string) bool {
+	got, ok := strings.CutPrefix(header, "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
+}
+
+// inflight maps the id the guard gave an HTTP request to that request's
+// context, so that a call can end when its client goes away.
+type inflight struct {
+	mu   sync.Mutex
+	reqs map[string]request
+}
+
+type request struct {
+	ctx  context.Context
+	post bool
+}
+
+func (f *inflight) add(id string, ctx context.Context, post bool) (done func()) {
+	f.mu.Lock()
+	if f.reqs == nil {
+		f.reqs = map[string]request{}
+	}
+	f.reqs[id] = request{ctx, post}
+	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		delete(f.reqs, id)
+		f.mu.Unlock()
+	}
+}
+
+// countPosts counts the POST requests in flight.
+func (f *inflight) countPosts() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, r := range f.reqs {
+		if r.post {
+			n++
+		}
+	}
+	return n
+}
+
+// bind returns ctx cancelled also when the HTTP request the call came in
+// ends before the call does: the client hung up, and without an event store
+// the answer could never be delivered.
+func (f *inflight) bind(ctx context.Context, extra *mcp.RequestExtra) (context.Context, func()) {
+	if extra == nil || extra.Header == nil {
+		return ctx, func() {}
+	}
+	f.mu.Lock()
+	reqCtx := f.reqs[extra.Header.Get(postHeader)].ctx
+	f.mu.Unlock()
+	if reqCtx == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(reqCtx, func() { cancel(errClientGone) })
+	return ctx, func() { stop(); cancel(nil) }
+}
+
+var errClientGone = errors.New("the client closed its HTTP request")
+
+// Serve serves the HTTP endpoint on ln until ctx ends, then shuts down
+// gracefully: it stops accepting connections, lets calls in flight finish
+// for up to Options.ShutdownGrace, closes the sessions (ending their event
+// streams, cancelling what is left), and returns. A listener that fails is
+// an error; an orderly shutdown is not.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("mcpserver: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown := make(chan error, 1)
+	go func() {
+		sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownGrace+5*time.Second)
+		defer cancel()
+		shutdown <- srv.Shutdown(sctx)
+	}()
+	deadline := time.Now().Add(s.opts.ShutdownGrace)
+	for s.postsInFlight() > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for ss := range s.mcp.Sessions() {
+		ss.Close()
+	}
+	if err := <-shutdown; err != nil {
+		srv.Close()
+	}
+	<-served
+	return nil
+}
+
+// postsInFlight counts HTTP requests that carry messages and are not done;
+// an open event stream (GET) does not count, since it never ends by itself.
+func (s *Server) postsInFlight() int { return s.posts.countPosts() }

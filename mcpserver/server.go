@@ -1,0 +1,227 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/tool"
+)
+
+// ProtocolVersions are the MCP revisions the server negotiates, newest
+// first (see the package documentation for why 2026-07-28 is not among them).
+var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Options configure a [Server]. The zero value serves with the defaults
+// noted on each field.
+type Options struct {
+	Name    string // server name in the initialize answer; default "quiver"
+	Version string // server version; default "dev"
+	// Instructions are shown to clients that pass them to the model.
+	Instructions string
+	// Logger receives the server's own logs (never stdout); default discard.
+	Logger *slog.Logger
+
+	// The HTTP transport's settings; see [Server.Handler].
+
+	// AllowedHosts are Host header values accepted besides the loopback
+	// names (localhost, 127.0.0.1, [::1], any port). A value without a port
+	// matches any port.
+	AllowedHosts []string
+	// AllowedOrigins are Origin header values accepted besides loopback
+	// origins (http or https, any port). Requests without Origin are
+	// accepted: only browsers send it.
+	AllowedOrigins []string
+	// Token, when set, must come with every HTTP request as
+	// "Authorization: Bearer TOKEN".
+	Token string
+	// MaxBodyBytes bounds one HTTP request body; default 4 MiB.
+	MaxBodyBytes int64
+	// MaxSessions bounds concurrent HTTP sessions; default 64. A client
+	// over the limit is told 503 with Retry-After.
+	MaxSessions int
+	// SessionTimeout closes HTTP sessions idle this long; default 30 minutes.
+	SessionTimeout time.Duration
+	// ShutdownGrace is how long [Server.Serve] lets calls in flight finish
+	// after its context ends; default 10 seconds.
+	ShutdownGrace time.Duration
+}
+
+func (o *Options) setDefaults() {
+	if o.Name == "" {
+		o.Name = "quiver"
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = mcp.DefaultMaxRequestBodyBytes
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = 64
+	}
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout = 30 * time.Minute
+	}
+	if o.ShutdownGrace <= 0 {
+		o.ShutdownGrace = 10 * time.Second
+	}
+}
+
+// Server is a toolkit served over MCP. One Server serves any number of
+// sessions (one stdio session, or many over HTTP); they share the toolkit,
+// and so its output cache: a ref returned in one call can be read in any
+// later call.
+type Server struct {
+	tk   *quiver.Toolkit
+	opts Options
+	mcp  *mcp.Server
+
+	mu     sync.Mutex
+	listed map[string]*tool.Tool // the tools the listing shows, by name
+
+	posts inflight // HTTP requests in flight, for cancellation on disconnect
+}
+
+// New returns a server for tk. It lists the toolkit's allowed tools once; a
+// toolkit whose catalogue cannot be read is an error.
+func New(ctx context.Context, tk *quiver.Toolkit, opts Options) (*Server, error) {
+	opts.setDefaults()
+	s := &Server{tk: tk, opts: opts, listed: map[string]*tool.Tool{}}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+		Instructions:              opts.Instructions,
+		Logger:                    opts.Logger,
+		SupportedProtocolVersions: ProtocolVersions,
+		Capabilities: &mcp.ServerCapabilities{
+			Logging: &mcp.LoggingCapabilities{},
+			Tools:   &mcp.ToolCapabilities{ListChanged: true},
+		},
+	})
+	s.mcp.AddReceivingMiddleware(s.middleware)
+	if err := s.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// MCP returns the underlying SDK server, for hosts that add prompts or
+// resources of their own.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Refresh brings the listing in line with the toolkit's allowed tools.
+// Connected clients are sent a list-changed notification when it changed.
+func (s *Server) Refresh(ctx context.Context) error {
+	tools, err := s.tk.AllowedTools(ctx)
+	if err != nil {
+		return fmt.Errorf("mcpserver: list tools: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want := make(map[string]*tool.Tool, len(tools))
+	for _, t := range tools {
+		want[t.Name] = t
+		if s.listed[t.Name] != t {
+			s.mcp.AddTool(mcpTool(t), s.handle)
+		}
+	}
+	var gone []string
+	for name := range s.listed {
+		if want[name] == nil {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
+	}
+	s.listed = want
+	return nil
+}
+
+// middleware refreshes the listing before tools/list answers, and routes
+// tools/call of unlisted names through the pipeline too.
+func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/list":
+			if err := s.Refresh(ctx); err != nil {
+				s.opts.Logger.WarnContext(ctx, "refreshing the tool listing", "err", err)
+			}
+		case "tools/call":
+			if r, ok := req.(*mcp.CallToolRequest); ok && !s.lists(r.Params.Name) {
+				return s.callUnlisted(ctx, r)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (s *Server) lists(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listed[name] != nil
+}
+
+// callUnlisted runs a call of a name the listing does not show: an alias,
+// or a tool the policy hides. Only a name nobody serves is a protocol error.
+func (s *Server) callUnlisted(ctx context.Context, req *mcp.CallToolRequest) (mcp.Result, error) {
+	out := s.invoke(ctx, req)
+	if out.Err != nil && out.Err.Code == tool.CodeToolNotFound {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("unknown tool %q (%s)", req.Params.Name, out.Err.Code)}
+	}
+	return callResult(out, nil), nil
+}
+
+// handle is the raw handler of every listed tool.
+func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	out := s.invoke(ctx, req)
+	s.mu.Lock()
+	listed := s.listed[req.Params.Name]
+	s.mu.Unlock()
+	return callResult(out, listed), nil
+}
+
+// invoke runs one tools/call through the toolkit's pipeline.
+func (s *Server) invoke(ctx context.Context, req *mcp.CallToolRequest) quiver.Output {
+	ctx = approve.WithSession(ctx, req.Session)
+	ctx, stop := s.posts.bind(ctx, req.Extra)
+	defer stop()
+	args := req.Params.Arguments
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}") // arguments are optional in MCP
+	}
+	out, _ := s.tk.InvokeCall(ctx, quiver.ToolCall{Name: req.Params.Name, Arguments: args})
+	return out
+}
+
+// Run serves one session over r and w — stdin and stdout for `quiver serve`
+// — until the client closes r or ctx ends. A client that closes its end is a
+// clean end, not an error. Calls in flight when the session ends are
+// cancelled. Nothing but protocol messages is written to w; a line that is
+// not JSON, or is longer than Options.MaxBodyBytes, is answered with a
+// JSON-RPC error and the session goes on.
+func (s *Server) Run(ctx context.Context, r io.Reader, w io.WriteCloser) error {
+	out := &lockedWriter{w: w}
+	in := filterLines(r, out, int(s.opts.MaxBodyBytes))
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil
+	}
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil
+	}
+	return fmt.Errorf("mcpserver: %w", err)
+}
