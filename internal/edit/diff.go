@@ -155,11 +155,14 @@ func diffBlocks(text string, changes []Change) []block {
 	var blocks []block
 	lc := newLineCounter(text)
 	for i := 0; i < len(changes); {
-		start := strings.LastIndexByte(text[:changes[i].Off], '\n') + 1
+		start := lineStart(text, changes[i].Off)
 		var b strings.Builder
 		b.WriteString(text[start:changes[i].Off])
 		cursor, end := changes[i].Off, 0
-		for first := true; i < len(changes) && (first || changes[i].Off < end); i, first = i+1, false {
+		// A change joins the region when its line starts before the region
+		// ends: an insertion at the very end of a last line without "\n"
+		// is on that line too.
+		for first := true; i < len(changes) && (first || lineStart(text, changes[i].Off) < end); i, first = i+1, false {
 			c := changes[i]
 			b.WriteString(text[cursor:c.Off])
 			b.WriteString(c.New)
@@ -180,6 +183,9 @@ func diffBlocks(text string, changes []Change) []block {
 	}
 	return blocks
 }
+
+// lineStart returns the offset of the start of the line holding offset x.
+func lineStart(text string, x int) int { return strings.LastIndexByte(text[:x], '\n') + 1 }
 
 // lineEndAfter returns the offset just past the "\n" ending the line that
 // holds offset x (the line starting at x, when x starts one), or the end of
