@@ -23,22 +23,23 @@ func Definitions(tools []*tool.Tool, strict bool) []ToolDefinition {
 	return defs
 }
 
-// Invoker runs one tool call through a toolkit's whole pipeline. The root
-// package's Toolkit implements it; id is the provider's call id, which keys
-// the audit record and output-cache references.
+// Invoker runs one tool call through a toolkit's whole pipeline; id is the
+// provider's call id, which keys the audit record and output-cache
+// references. The root package's Toolkit is one (through InvokeTool, or
+// adapted with [InvokerFunc] around its InvokeCall).
 //
 // The returned error, when not nil, is the call's failure (a *tool.Error with
 // its code for pipeline refusals such as TOOL_NOT_FOUND); Result is then
 // ignored.
 type Invoker interface {
-	InvokeCall(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error)
+	InvokeTool(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error)
 }
 
 // InvokerFunc adapts a function to [Invoker].
 type InvokerFunc func(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error)
 
-// InvokeCall calls f.
-func (f InvokerFunc) InvokeCall(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error) {
+// InvokeTool calls f.
+func (f InvokerFunc) InvokeTool(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error) {
 	return f(ctx, id, name, args)
 }
 
@@ -51,7 +52,7 @@ func Invoke(ctx context.Context, inv Invoker, call ToolCall) ToolResult {
 		err := tool.Errorf(tool.CodeInvalidToolArgumentsType, "the arguments of this call are not a JSON object; send the call again with a JSON object")
 		return ResultFor(call, tool.Result{}, err.WithTool(call.Name))
 	}
-	res, err := inv.InvokeCall(ctx, call.ID, call.Name, call.Arguments)
+	res, err := inv.InvokeTool(ctx, call.ID, call.Name, call.Arguments)
 	return ResultFor(call, res, err)
 }
 
