@@ -1,0 +1,230 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/quiverkit/quiver/outputcache"
+	"github.com/quiverkit/quiver/schema"
+	"github.com/quiverkit/quiver/tool"
+)
+
+// cacheEnv runs tools the way the pipeline does (arguments validated
+// against the schema, then executed) with a toolkit-wide scope holding an
+// output cache and whatever else a test provides.
+type cacheEnv struct {
+	t      testing.TB
+	store  outputcache.Store
+	shared *tool.Scope
+}
+
+func newCacheEnv(t testing.TB, store outputcache.Store) *cacheEnv {
+	shared := tool.NewScope(nil, nil)
+	if store != nil {
+		shared.Provide(outputcache.Key.ID, store)
+	}
+	return &cacheEnv{t: t, store: store, shared: shared}
+}
+
+func (e *cacheEnv) run(tl *tool.Tool, args string) (tool.Result, error) {
+	e.t.Helper()
+	v, err := schema.Compile(tl.InputSchema)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	m, err := schema.ParseObject([]byte(args))
+	if err != nil {
+		e.t.Fatalf("arguments %s: %v", args, err)
+	}
+	if _, err := v.Validate(m); err != nil {
+		return tool.Result{}, tool.Errorf(tool.CodeInvalidArguments, "%v", err)
+	}
+	tc := tool.NewContext("call_1", tl.Name, nil, tool.NewScope(nil, e.shared))
+	return tl.Execute(context.Background(), tc, json.RawMessage(args))
+}
+
+func (e *cacheEnv) put(data string) string {
+	e.t.Helper()
+	w, err := e.store.Create(context.Background(), outputcache.Info{Tool: "exec_command", CallID: "c"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	io.WriteString(w, data)
+	if err := w.Close(); err != nil {
+		e.t.Fatal(err)
+	}
+	return w.Ref()
+}
+
+func lineRange(from, to int) string {
+	var b strings.Builder
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	return b.String()
+}
+
+func TestToolOutputCacheReads(t *testing.T) {
+	e := newCacheEnv(t, outputcache.NewMemoryStore(outputcache.MemoryOptions{}))
+	ref := e.put(lineRange(1, 5000))
+	long := e.put("short\n" + strings.Repeat("x", 100<<10) + "\nafter\n")
+	cases := []struct {
+		name, args, want string
+	}{
+		{"a page from an offset", `{"ref_id":"` + ref + `","offset":4998,"limit":2}`,
+			"  4998\tline 4998\n  4999\tline 4999\n(lines 4998-4999 of 5000; continue with offset=5000)"},
+		{"the last line", `{"ref_id":"` + ref + `","offset":5000}`,
+			"  5000\tline 5000\n(lines 5000-5000 of 5000: the end of the output)"},
+		{"offset 0 means the start", `{"ref_id":"` + ref + `","offset":0,"limit":1}`,
+			"     1\tline 1\n(lines 1-1 of 5000; continue with offset=2)"},
+		{"a line longer than an answer is shown in part", `{"ref_id":"` + long + `","offset":2,"limit":1}`,
+			"     2\t" + strings.Repeat("x", 65273) + " [... line 2 continues for 37127 more bytes; search in it with tool_output_cache_grep ...]\n(lines 2-2 of 3; continue with offset=3)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := e.run(newToolOutputCache(), c.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(c.want, res.String()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestToolOutputCacheAnswersStayWithin64KB(t *testing.T) {
+	e := newCacheEnv(t, outputcache.NewMemoryStore(outputcache.MemoryOptions{}))
+	ref := e.put(strings.Repeat(strings.Repeat("w", 200)+"\n", 3000))
+	res, err := e.run(newToolOutputCache(), `{"ref_id":"`+ref+`"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.Output.(*CacheReadOutput)
+	if len(res.String()) > 64<<10 || !out.Truncated || out.NextOffset != out.EndLine+1 || out.StartLine != 1 {
+		t.Errorf("content %d bytes, lines %d-%d, next %d", len(out.Content), out.StartLine, out.EndLine, out.NextOffset)
+	}
+	next, err := e.run(newToolOutputCache(), fmt.Sprintf(`{"ref_id":%q,"offset":%d}`, ref, out.NextOffset))
+	if err != nil || next.Output.(*CacheReadOutput).StartLine != out.EndLine+1 {
+		t.Errorf("continuing: %v", err)
+	}
+}
+
+func TestToolOutputCacheRefusesBadInput(t *testing.T) {
+	e := newCacheEnv(t, outputcache.NewMemoryStore(outputcache.MemoryOptions{}))
+	ref := e.put(lineRange(1, 10))
+	cases := []struct {
+		name, args string
+		code       tool.Code
+		msg        string
+	}{
+		{"a path as the ref", `{"ref_id":"../../etc/passwd"}`, tool.CodeInvalidArguments,
+			`ref_id "../../etc/passwd": not a reference id (ref ids look like out_ followed by 26 letters and digits); copy it from the marker of a trimmed output`},
+		{"an unknown ref", `{"ref_id":"out_aaaaaaaaaaaaaaaaaaaaaaaaaa"}`, tool.CodeInvalidArguments,
+			"ref_id out_aaaaaaaaaaaaaaaaaaaaaaaaaa: no stored output with this id (it may have been evicted to make room)"},
+		{"an offset past the end", `{"ref_id":"` + ref + `","offset":11}`, tool.CodeInvalidArguments,
+			"offset 11 is past the end: output " + ref + " has 10 lines (offsets 1 to 10)"},
+		{"a negative limit", `{"ref_id":"` + ref + `","limit":-5}`, tool.CodeInvalidArguments, ""},
+		{"a negative offset", `{"ref_id":"` + ref + `","offset":-1}`, tool.CodeInvalidArguments, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := e.run(newToolOutputCache(), c.args)
+			te := tool.AsError(err)
+			if te == nil || te.Code != c.code || (c.msg != "" && te.Message != c.msg) {
+				t.Errorf("err = %v, want %s: %s", err, c.code, c.msg)
+			}
+		})
+	}
+}
+
+func TestToolOutputCacheWithoutAStore(t *testing.T) {
+	e := newCacheEnv(t, nil)
+	_, err := e.run(newToolOutputCache(), `{"ref_id":"out_aaaaaaaaaaaaaaaaaaaaaaaaaa"}`)
+	if tool.CodeOf(err) != tool.CodeExecutionFailed || !strings.Contains(err.Error(), "no output cache") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestToolOutputCacheOnAnOutputStillBeingWritten(t *testing.T) {
+	e := newCacheEnv(t, outputcache.NewMemoryStore(outputcache.MemoryOptions{}))
+	w, _ := e.store.Create(context.Background(), outputcache.Info{Tool: "exec_command"})
+	defer w.Close()
+	_, err := e.run(newToolOutputCache(), `{"ref_id":"`+w.Ref()+`"}`)
+	te := tool.AsError(err)
+	if te == nil || te.Code != tool.CodeExecutionFailed || !te.Retriable || !strings.Contains(te.Message, "still being written") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestToolOutputCacheGrep(t *testing.T) {
+	e := newCacheEnv(t, outputcache.NewMemoryStore(outputcache.MemoryOptions{}))
+	log := "ok one\nFAIL: two\nok three\nok four\nfail: five\nok six\n"
+	ref := e.put(log)
+	long := e.put(strings.Repeat("a", 3000) + "NEEDLE" + strings.Repeat("b", 3000) + "\n")
+	cases := []struct {
+		name, args, want string
+	}{
+		{"a literal", `{"ref_id":"` + ref + `","pattern":"FAIL"}`, "     2:FAIL: two\n(1 matching lines of 6)"},
+		{"a regex with context", `{"ref_id":"` + ref + `","pattern":"(?i)^fail","regex":true,"before":1}`,
+			"     1-ok one\n     2:FAIL: two\n--\n     4-ok four\n     5:fail: five\n(2 matching lines of 6)"},
+		{"max_matches", `{"ref_id":"` + ref + `","pattern":"ok","max_matches":2}`,
+			"     1:ok one\n--\n     3:ok three\n(4 matching lines of 6; 2 more not shown; raise max_matches (up to 500) or narrow the pattern)"},
+		{"no match", `{"ref_id":"` + ref + `","pattern":"panic"}`, `(no line of the 6 in ` + ref + ` matches "panic")`},
+		{"a window of a long line", `{"ref_id":"` + long + `","pattern":"NEEDLE"}`,
+			"     1:[... 2667 bytes ...]" + strings.Repeat("a", 333) + "NEEDLE" + strings.Repeat("b", 661) + "[... 2339 bytes ...]\n(1 matching lines of 1)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := e.run(newToolOutputCacheGrep(), c.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(c.want, res.String()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestToolOutputCacheGrepRefusesBadInput(t *testing.T) {
+	e := newCacheEnv(t, outputcache.NewMemoryStore(outputcache.MemoryOptions{}))
+	ref := e.put("x\n")
+	cases := []struct {
+		name, args, msg string
+	}{
+		{"an invalid regex", `{"ref_id":"` + ref + `","pattern":"a(b","regex":true}`,
+			"pattern \"a(b\": bad pattern: error parsing regexp: missing closing ): `(?m)a(b`"},
+		{"an empty pattern", `{"ref_id":"` + ref + `","pattern":""}`, ""},
+		{"a path as the ref", `{"ref_id":"/etc/passwd","pattern":"root"}`, ""},
+		{"negative context", `{"ref_id":"` + ref + `","pattern":"x","before":-1}`, ""},
+		{"too many matches asked", `{"ref_id":"` + ref + `","pattern":"x","max_matches":100000}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := e.run(newToolOutputCacheGrep(), c.args)
+			te := tool.AsError(err)
+			if te == nil || te.Code != tool.CodeInvalidArguments || (c.msg != "" && te.Message != c.msg) {
+				t.Errorf("err = %v, want INVALID_ARGUMENTS %s", err, c.msg)
+			}
+		})
+	}
+}
+
+func TestToolOutputCacheGrepMatchingEveryLineHoldsTheAnswerLimit(t *testing.T) {
+	e := newCacheEnv(t, outputcache.NewMemoryStore(outputcache.MemoryOptions{TempDir: t.TempDir()}))
+	ref := e.put(strings.Repeat(strings.Repeat("m", 900)+"\n", 20000))
+	res, err := e.run(newToolOutputCacheGrep(), `{"ref_id":"`+ref+`","pattern":"m","max_matches":500,"after":2}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.Output.(*CacheGrepOutput)
+	if len(res.String()) > 64<<10 || !out.AnswerFull || out.Matches != 20000 || int64(out.Shown)+out.NotShown != 20000 {
+		t.Errorf("content %d bytes, full %v, matches %d, shown %d, not shown %d", len(out.Content), out.AnswerFull, out.Matches, out.Shown, out.NotShown)
+	}
+}
