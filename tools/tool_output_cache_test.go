@@ -161,4 +161,3 @@ func TestToolOutputCacheOnAnOutputStillBeingWritten(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
-
