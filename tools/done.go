@@ -1,0 +1,60 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/quiverkit/quiver/tool"
+)
+
+//go:embed done.md
+var doneDescription string
+
+// DoneInput is done's input.
+type DoneInput struct {
+	Summary string `json:"summary,omitempty" jsonschema:"what you did and what the person should know, in a few sentences"`
+}
+
+// DoneOutput is done's typed output: the marker an agent loop looks for.
+type DoneOutput struct {
+	Done    bool   `json:"done"` // always true
+	Summary string `json:"summary,omitempty"`
+}
+
+// Done is a typed reference to done, for quiver.Call.
+var Done = tool.RefTo[DoneInput, DoneOutput]("done")
+
+func init() { register(newDone) }
+
+// done is an ordinary tool to a host: it changes nothing and returns its
+// summary. An agent loop recognises its result with IsDone and stops.
+func newDone() *tool.Tool {
+	return tool.Func("done", doneDescription,
+		func(_ context.Context, _ tool.Context, in DoneInput) (DoneOutput, error) {
+			return DoneOutput{Done: true, Summary: in.Summary}, nil
+		},
+		tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
+}
+
+// IsDone reports whether res is the result of a done call, and its summary.
+// It looks at the typed output, which no provider and no trimming can forge
+// or drop: a tool that merely prints "done" is not done.
+func IsDone(res tool.Result) (summary string, ok bool) {
+	switch out := res.Output.(type) {
+	case DoneOutput:
+		return out.Summary, out.Done && !res.IsError
+	case *DoneOutput:
+		if out != nil {
+			return out.Summary, out.Done && !res.IsError
+		}
+	}
+	return "", false
+}
+
+// Render shows the summary.
+func (o DoneOutput) Render() tool.Result {
+	if o.Summary == "" {
+		return tool.Text("Done.")
+	}
+	return tool.Text("Done. " + o.Summary)
+}

@@ -1,0 +1,155 @@
+package tools
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/quiverkit/quiver/tool"
+)
+
+// hostPlan returns the plan as a host sees it: the shared value of PlanKey.
+func hostPlan(t *testing.T, e *cacheEnv) *Plan {
+	t.Helper()
+	p, err := tool.Resolve(context.Background(), tool.NewContext("host", "", nil, tool.NewScope(nil, e.shared)), PlanKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestWriteTodosKeepsIdsForUnchangedContent(t *testing.T) {
+	e := newCacheEnv(t, nil)
+	steps := []struct {
+		args string
+		want []PlanItem
+	}{
+		{`{"items":[
+			{"content":"Read the code","activeForm":"Reading the code","status":"in_progress"},
+			{"content":"Write the tests","activeForm":"Writing the tests","status":"pending"}]}`,
+			[]PlanItem{
+				{ID: "step-1", Content: "Read the code", ActiveForm: "Reading the code", Status: "in_progress"},
+				{ID: "step-2", Content: "Write the tests", ActiveForm: "Writing the tests", Status: "pending"},
+			}},
+		{`{"items":[
+			{"content":"Read the code","activeForm":"Reading the code","status":"completed"},
+			{"content":"Fix the parser","activeForm":"Fixing the parser","status":"in_progress"},
+			{"content":"Write the tests","activeForm":"Writing the tests","status":"pending"}]}`,
+			[]PlanItem{
+				{ID: "step-1", Content: "Read the code", ActiveForm: "Reading the code", Status: "completed"},
+				{ID: "step-3", Content: "Fix the parser", ActiveForm: "Fixing the parser", Status: "in_progress"},
+				{ID: "step-2", Content: "Write the tests", ActiveForm: "Writing the tests", Status: "pending"},
+			}},
+		{`{"items":[
+			{"content":"Write the tests first","activeForm":"Writing the tests","status":"pending"},
+			{"content":"Fix the parser","activeForm":"Fixing the parser","status":"completed"}]}`,
+			[]PlanItem{
+				{ID: "step-4", Content: "Write the tests first", ActiveForm: "Writing the tests", Status: "pending"},
+				{ID: "step-3", Content: "Fix the parser", ActiveForm: "Fixing the parser", Status: "completed"},
+			}},
+	}
+	for i, s := range steps {
+		res, err := e.run(newWriteTodos(), s.args)
+		if err != nil {
+			t.Fatalf("call %d: %v", i+1, err)
+		}
+		out := res.Output.(*WriteTodosOutput)
+		if diff := cmp.Diff(s.want, out.Items); diff != "" {
+			t.Errorf("call %d (-want +got):\n%s", i+1, diff)
+		}
+		if diff := cmp.Diff(s.want, hostPlan(t, e).Snapshot()); diff != "" {
+			t.Errorf("call %d: the host's view (-want +got):\n%s", i+1, diff)
+		}
+	}
+}
+
+func TestWriteTodosReportsTheCurrentItem(t *testing.T) {
+	e := newCacheEnv(t, nil)
+	var seen [][]PlanItem
+	hostPlan(t, e).OnChange(func(items []PlanItem) { seen = append(seen, items) })
+	res, err := e.run(newWriteTodos(), `{"items":[
+		{"content":"Build","activeForm":"Building","status":"completed"},
+		{"content":"Test","activeForm":"Testing","status":"in_progress"},
+		{"content":"Ship","activeForm":"Shipping","status":"pending"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.Output.(*WriteTodosOutput)
+	want := &PlanItem{ID: "step-2", Content: "Test", ActiveForm: "Testing", Status: "in_progress"}
+	if diff := cmp.Diff(want, out.Current); diff != "" || out.MaxItems != 15 {
+		t.Errorf("current (-want +got):\n%s; maxItems %d", diff, out.MaxItems)
+	}
+	wantText := "[x] step-1: Build\n[>] step-2: Test\n[ ] step-3: Ship\n(1 of 3 done; at most 15 items; now: Testing)"
+	if diff := cmp.Diff(wantText, res.String()); diff != "" {
+		t.Errorf("rendered (-want +got):\n%s", diff)
+	}
+	if cur, ok := hostPlan(t, e).Current(); !ok || cur.ID != "step-2" {
+		t.Errorf("Plan.Current = %+v, %v", cur, ok)
+	}
+	if len(seen) != 1 || len(seen[0]) != 3 {
+		t.Errorf("OnChange saw %v", seen)
+	}
+}
+
+func TestWriteTodosRefusesBadPlansAndKeepsTheOldOne(t *testing.T) {
+	item := func(content, active, status string) string {
+		return `{"content":"` + content + `","activeForm":"` + active + `","status":"` + status + `"}`
+	}
+	sixteen := strings.Repeat(item("x", "xing", "pending")+",", 15) + item("y", "ying", "pending")
+	cases := []struct {
+		name, args, msg string
+	}{
+		{"two items in progress", `{"items":[` + item("A", "Doing A", "in_progress") + "," + item("B", "Doing B", "pending") + "," +
+			item("C", "Doing C", "in_progress") + `]}`,
+			`items[0] ("A"), items[2] ("C") are all in_progress; at most one item may be in_progress: mark the others pending or completed`},
+		{"an activeForm of spaces", `{"items":[` + item("A", "  ", "pending") + `]}`,
+			`items[0].activeForm is empty: give the step as it is being done ("A" -> "...ing")`},
+		{"an empty activeForm", `{"items":[` + item("A", "", "pending") + `]}`, ""},
+		{"no activeForm", `{"items":[{"content":"A","status":"pending"}]}`, ""},
+		{"an unknown status", `{"items":[` + item("A", "Doing A", "done") + `]}`, ""},
+		{"sixteen items", `{"items":[` + sixteen + `]}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newCacheEnv(t, nil)
+			if _, err := e.run(newWriteTodos(), `{"items":[`+item("Keep", "Keeping", "pending")+`]}`); err != nil {
+				t.Fatal(err)
+			}
+			_, err := e.run(newWriteTodos(), c.args)
+			te := tool.AsError(err)
+			if te == nil || te.Code != tool.CodeInvalidArguments || (c.msg != "" && te.Message != c.msg) {
+				t.Errorf("err = %v, want INVALID_ARGUMENTS %s", err, c.msg)
+			}
+			if got := hostPlan(t, e).Snapshot(); len(got) != 1 || got[0].Content != "Keep" {
+				t.Errorf("plan after a refused call: %+v", got)
+			}
+		})
+	}
+}
+
+func TestCheckTodosCountsItemsItself(t *testing.T) {
+	items := make([]TodoInput, 16)
+	for i := range items {
+		items[i] = TodoInput{Content: "x", ActiveForm: "xing", Status: TodoPending}
+	}
+	err := checkTodos(items)
+	if tool.CodeOf(err) != tool.CodeInvalidArguments || !strings.Contains(err.Error(), "16 items, at most 15") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestWriteTodosEmptyPlanAndAlias(t *testing.T) {
+	e := newCacheEnv(t, nil)
+	res, err := e.run(newWriteTodos(), `{"items":[]}`)
+	if err != nil || res.String() != "The plan is empty (it may hold up to 15 items)." {
+		t.Errorf("empty plan: %q, %v", res.String(), err)
+	}
+	found := false
+	for _, a := range Aliases() {
+		found = found || (a.Name == "todo_manager" && a.Target == "write_todos")
+	}
+	if !found {
+		t.Error("alias todo_manager -> write_todos is missing")
+	}
+}
