@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 
 	"github.com/quiverkit/quiver/internal/edit"
@@ -148,14 +149,14 @@ func runEdits(ctx context.Context, tc tool.Context, p string, ops []editOp, expe
 // dryRun, writes the new content.
 func commitEdits(ctx context.Context, tc tool.Context, ws *workspace.Workspace, res *editResult, raw []byte, format edit.Format, text string, steps [][]edit.Change, dryRun bool) error {
 	var orig string
-	oldName := "a/" + res.rel
+	oldName := path.Join("a", res.rel)
 	if res.created {
 		oldName = "/dev/null"
 	} else {
 		orig, _ = edit.Decode(raw)
 	}
 	changes := edit.Compose(len(orig), steps...)
-	res.diff = edit.Unified(oldName, "b/"+res.rel, orig, changes)
+	res.diff = edit.Unified(oldName, path.Join("b", res.rel), orig, changes)
 	content := format.Encode(text)
 	res.sum = sha256Hex(content)
 	if dryRun {

@@ -1,6 +1,9 @@
 package edit
 
-import "strings"
+import (
+	"hash/maphash"
+	"strings"
+)
 
 // lineIndex is a text split into lines. Line i is text[start[i]:end(i)],
 // without its "\n"; a text ending in "\n" has no empty line after it.
@@ -133,50 +136,34 @@ type lineKey struct {
 	collapseInside bool // runs of whitespace after the indentation count as one space
 }
 
-// canonical returns the part of line the strategy compares.
+// canonical returns the part of line the strategy compares. It allocates
+// only for lines whose inner whitespace needs collapsing: it runs once per
+// line of the file.
 func (k lineKey) canonical(line string) string {
 	t := trimRight(line)
 	ind := indentOf(t)
 	rest := t[len(ind):]
-	if k.collapseInside {
+	if k.collapseInside && needsCollapse(rest) {
 		rest = collapse(rest)
+		if !k.trimLeading {
+			return ind + rest
+		}
 	}
 	if k.trimLeading {
 		return rest
 	}
-	return ind + rest
+	return t
+}
+
+// needsCollapse reports whether s (without leading or trailing whitespace)
+// has whitespace other than single spaces.
+func needsCollapse(s string) bool {
+	return strings.Contains(s, "  ") || strings.ContainsAny(s, "\t\r\f\v")
 }
 
 func (k lineKey) equal(a, b string) bool { return k.canonical(a) == k.canonical(b) }
 
-// hash is an FNV-1a hash of canonical(line), computed without allocating:
-// it runs once per line of the file.
-func (k lineKey) hash(line string) uint64 {
-	const (
-		offset = 14695981039346656037
-		prime  = 1099511628211
-	)
-	h := uint64(offset)
-	t := trimRight(line)
-	ind := indentOf(t)
-	if !k.trimLeading {
-		for i := 0; i < len(ind); i++ {
-			h = (h ^ uint64(ind[i])) * prime
-		}
-	}
-	rest := t[len(ind):]
-	space := false
-	for i := 0; i < len(rest); i++ {
-		c := rest[i]
-		if k.collapseInside && isSpace(c) {
-			space = true
-			continue
-		}
-		if space {
-			h = (h ^ ' ') * prime
-			space = false
-		}
-		h = (h ^ uint64(c)) * prime
-	}
-	return h
-}
+var lineSeed = maphash.MakeSeed()
+
+// hash hashes canonical(line) for the Knuth-Morris-Pratt scan.
+func (k lineKey) hash(line string) uint64 { return maphash.String(lineSeed, k.canonical(line)) }
