@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	oai "github.com/openai/openai-go/v3"
@@ -56,7 +57,7 @@ func (m *Chat) Generate(ctx context.Context, req driver.Request) (*driver.Respon
 	}
 	c, err := m.client.Chat.Completions.New(ctx, p, m.cfg.requestOptions...)
 	if err != nil {
-		return nil, fmt.Errorf("openai chat: %w", err)
+		return nil, wrap("openai chat", err)
 	}
 	return ChatResponse(c)
 }
@@ -100,7 +101,7 @@ func (m *Responses) Generate(ctx context.Context, req driver.Request) (*driver.R
 	}
 	r, err := m.client.Responses.New(ctx, p, m.cfg.requestOptions...)
 	if err != nil {
-		return nil, fmt.Errorf("openai responses: %w", err)
+		return nil, wrap("openai responses", err)
 	}
 	return ResponsesResponse(r)
 }
@@ -121,7 +122,7 @@ func (m *Responses) Stream(ctx context.Context, req driver.Request) (driver.Stre
 func stream[T any](s *ssestream.Stream[T], what string, add func(T, func(driver.Event)) error, final func() (*driver.Response, error)) (driver.Stream, error) {
 	if err := s.Err(); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, wrap(what, err)
 	}
 	pull := func(emit func(driver.Event)) (bool, error) {
 		if s.Next() {
@@ -131,7 +132,7 @@ func stream[T any](s *ssestream.Stream[T], what string, add func(T, func(driver.
 			return false, nil
 		}
 		if err := s.Err(); err != nil {
-			return true, fmt.Errorf("%s stream: %w", what, err)
+			return true, wrap(what+" stream", err)
 		}
 		resp, err := final()
 		if resp != nil {
@@ -143,4 +144,18 @@ func stream[T any](s *ssestream.Stream[T], what string, add func(T, func(driver.
 		return true, err
 	}
 	return driver.NewStream(pull, s.Close), nil
+}
+
+// wrap adds the API's own explanation to an SDK error, whose message gives
+// only the HTTP status; the *oai.Error stays reachable with errors.As.
+func wrap(what string, err error) error {
+	var apiErr *oai.Error
+	if errors.As(err, &apiErr) && apiErr.Message != "" {
+		kind := apiErr.Type
+		if apiErr.Code != "" {
+			kind = apiErr.Code
+		}
+		return fmt.Errorf("%s: %w (%s: %s)", what, err, kind, apiErr.Message)
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
