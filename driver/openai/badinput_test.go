@@ -90,8 +90,8 @@ func TestChatStreamBadInput(t *testing.T) {
 			errHas:   []string{`"call_arr"`, "JSON array", `"call_str"`, "JSON string"},
 		},
 		{
-			name: "arguments cut short are refused, never {}",
-			reply: streamtest.Reply{Body: streamtest.ChatSSE(chunks(chunkCallOpen, chunkFinish), "\r\n")},
+			name:     "arguments cut short are refused, never {}",
+			reply:    streamtest.Reply{Body: streamtest.ChatSSE(chunks(chunkCallOpen, chunkFinish), "\r\n")},
 			wantResp: true,
 			errIs:    driver.ErrInvalidArguments,
 			errHas:   []string{`"call_1"`, "not valid JSON"},
