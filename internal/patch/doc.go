@@ -19,7 +19,10 @@
 //     folded to ASCII. "@@ header" lines may also match a line that begins
 //     with the header ("@@ def run" finds "def run(self, x):"). Context lines
 //     keep the file's own bytes even when they were matched loosely: only the
-//     lines the patch adds are the patch's.
+//     lines the patch adds are the patch's. When the old lines matched only
+//     with indentation ignored and every one of them is indented in the file
+//     by the same extra prefix (or the same prefix less) than in the patch,
+//     the added lines are shifted the same way.
 //   - It is all-or-nothing across every file of the patch: every file's new
 //     content is computed first, against an in-memory view in which earlier
 //     operations of the same patch are visible; only if all of them succeed are
@@ -60,5 +63,13 @@
 // A file is read whole once; its new content is a list of slices of the
 // original plus the added lines, streamed to the atomic writer, never copied
 // whole. Peak memory is therefore about the size of the files the patch
-// touches plus the patch text, plus the garbage collector's headroom.
+// touches plus the patch text (scripts/bench-patch-memory measures a 200 MB
+// file at about 1.1 times its size).
+//
+// Time is linear in the file's length when context matches exactly
+// (BenchmarkApplyPatch counts line comparisons: twice the file and hunks,
+// twice the comparisons). A hunk that only matches loosely first has its
+// exact search run to the end of the file, so a patch whose every hunk has
+// drifted context costs hunks × lines comparisons (BenchmarkApplyPatchDrifted):
+// the price of preferring an exact match further down to a loose one nearby.
 package patch

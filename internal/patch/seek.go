@@ -78,6 +78,7 @@ func fold(r rune) rune {
 func (t *text) matchAt(p pos, pattern [][]byte, lv level) (pos, bool) {
 	for _, pat := range pattern {
 		line, next, ok := t.lineAt(p)
+		t.compares++
 		if !ok || !lineEqual(line, pat, lv) {
 			return p, false
 		}

@@ -13,6 +13,8 @@ type text struct {
 	eol     string // the line ending added lines get
 	finalNL bool   // the content ends with a line ending (true for an empty file)
 	nlines  int    // -1 until counted
+
+	compares int // line comparisons made, for benchmarks to show the search is linear
 }
 
 // pos is the start of a line: its byte offset and 0-based line number. A pos
@@ -36,10 +38,14 @@ func (t *text) lineAt(p pos) (line []byte, next pos, ok bool) {
 	}
 	rest := t.data[p.off:]
 	i := bytes.IndexByte(rest, '\n')
+	next = pos{p.off + i + 1, p.line + 1}
 	if i < 0 {
-		return bytes.TrimSuffix(rest, []byte{'\r'}), pos{len(t.data), p.line + 1}, true
+		i, next = len(rest), pos{len(t.data), p.line + 1}
 	}
-	return bytes.TrimSuffix(rest[:i], []byte{'\r'}), pos{p.off + i + 1, p.line + 1}, true
+	if i > 0 && rest[i-1] == '\r' {
+		i--
+	}
+	return rest[:i], next, true
 }
 
 // lines returns the number of lines.
