@@ -1,0 +1,244 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// conn is one running session with the server: for a command, one process.
+type conn struct {
+	sess    *sdk.ClientSession
+	cmd     *exec.Cmd // nil for a URL server
+	stderr  *tail
+	started time.Time
+
+	closeOnce sync.Once
+	closeErr  error
+	done      chan struct{} // closed when the session has ended
+}
+
+// start starts the server and completes the initialize handshake within
+// ctx. A server that fails is stopped before start returns.
+func (p *Provider) start(ctx context.Context) (*conn, error) {
+	c := &conn{stderr: newTail(4 << 10), started: time.Now(), done: make(chan struct{})}
+	var transport sdk.Transport
+	if p.cfg.Command != "" {
+		c.cmd = p.command(c.stderr)
+		transport = &sdk.CommandTransport{Command: c.cmd, TerminateDuration: 2 * time.Second}
+	} else {
+		transport = &sdk.StreamableClientTransport{Endpoint: p.cfg.URL, HTTPClient: p.httpClient(), MaxRetries: 2}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "quiver", Version: "1"}, &sdk.ClientOptions{
+		Logger: p.log,
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			p.mu.Lock()
+			p.stale = true
+			p.mu.Unlock()
+			p.changed()
+		},
+	})
+	sess, err := client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	if err != nil {
+		if c.cmd != nil && c.cmd.Process != nil {
+			killGroup(c.cmd)
+			c.cmd.Wait()
+		}
+		return nil, c.describeErr(ctx, fmt.Errorf("start: %w", err))
+	}
+	c.sess = sess
+	p.log.Info("MCP server started", "server", sess.InitializeResult().ServerInfo)
+	return c, nil
+}
+
+// command builds the server's process: Quiver's environment plus the
+// configured variables, in a process group of its own.
+func (p *Provider) command(stderr *tail) *exec.Cmd {
+	cmd := exec.Command(expand(p.cfg.Command), expandAll(p.cfg.Args)...)
+	cmd.Dir = p.cfg.Dir
+	cmd.Env = os.Environ()
+	for k, v := range p.cfg.Env {
+		cmd.Env = append(cmd.Env, k+"="+expand(v))
+	}
+	cmd.Stderr = &logLines{tail: stderr, log: p.log}
+	setGroup(cmd)
+	return cmd
+}
+
+// httpClient adds the configured headers to every request.
+func (p *Provider) httpClient() *http.Client {
+	base := p.cfg.HTTPClient
+	if base == nil {
+		base = http.DefaultClient
+	}
+	if len(p.cfg.Headers) == 0 {
+		return base
+	}
+	h := http.Header{}
+	for k, v := range p.cfg.Headers {
+		h.Set(k, expand(v))
+	}
+	rt := base.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	c := *base
+	c.Transport = headerTransport{h: h, next: rt}
+	return &c
+}
+
+type headerTransport struct {
+	h    http.Header
+	next http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.h {
+		r.Header[k] = v
+	}
+	return t.next.RoundTrip(r)
+}
+
+// expand replaces $VAR and ${VAR} with the environment's values, so that
+// secrets stay out of quiver.toml.
+func expand(s string) string { return os.Expand(s, os.Getenv) }
+
+func expandAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = expand(s)
+	}
+	return out
+}
+
+// wait blocks until the session ends.
+func (c *conn) wait() error {
+	err := c.sess.Wait()
+	close(c.done)
+	return err
+}
+
+// endsWithin reports whether the session has ended or ends within d: a
+// call that failed without an answer is often the first sign of a crash.
+func (c *conn) endsWithin(d time.Duration) bool {
+	select {
+	case <-c.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// close ends the session and, for a command, reaps it and kills whatever
+// is left of its process group. Gracefully, the server is first asked to
+// exit by closing its stdin (and given seconds to do so); otherwise — the
+// session already broke — the group is killed at once.
+func (c *conn) close(graceful bool) error {
+	c.closeOnce.Do(func() {
+		if !graceful && c.cmd != nil && c.cmd.Process != nil {
+			killGroup(c.cmd)
+		}
+		c.closeErr = c.sess.Close()
+		if c.cmd != nil && c.cmd.Process != nil {
+			killGroup(c.cmd)
+		}
+	})
+	return c.closeErr
+}
+
+// describeEnd says why a session ended: the process's exit status and the
+// end of what it wrote to stderr.
+func (c *conn) describeEnd(err error) error {
+	msg := "the server closed the connection"
+	if c.cmd != nil && c.cmd.ProcessState != nil {
+		msg = "the server process ended (" + c.cmd.ProcessState.String() + ")"
+	}
+	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) {
+		msg += ": " + err.Error()
+	}
+	return c.withStderr(errors.New(msg))
+}
+
+// describeErr adds a timeout's meaning and the server's last stderr lines
+// to err.
+func (c *conn) describeErr(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer before the timeout: %w", err)
+	}
+	return c.withStderr(err)
+}
+
+func (c *conn) withStderr(err error) error {
+	if s := c.stderr.String(); s != "" {
+		return fmt.Errorf("%w; its stderr ends with: %s", err, s)
+	}
+	return err
+}
+
+// tail keeps the last bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func newTail(max int) *tail { return &tail{max: max} }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// String returns the last few lines, joined with " | ".
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, " | ")
+}
+
+// logLines sends a server's stderr to the tail and, line by line, to the
+// log at debug level.
+type logLines struct {
+	tail    *tail
+	log     interface{ Debug(string, ...any) }
+	partial []byte
+}
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.tail.Write(p)
+	l.partial = append(l.partial, p...)
+	for {
+		i := bytes.IndexByte(l.partial, '\n')
+		if i < 0 {
+			break
+		}
+		l.log.Debug("MCP server stderr", "line", string(l.partial[:i]))
+		l.partial = l.partial[i+1:]
+	}
+	if len(l.partial) > 4<<10 {
+		l.partial = l.partial[:0]
+	}
+	return len(p), nil
+}

@@ -1,0 +1,166 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The test binary doubles as the MCP servers some tests need: run with
+// QUIVER_TEST_MCP_SERVER=MODE it serves MODE on stdio with the real go-sdk
+// server (or, for the misbehaving modes, writes what such a server would).
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("QUIVER_TEST_MCP_SERVER"); mode != "" {
+		os.Exit(serveTestServer(mode))
+	}
+	healthyAfter = 300 * time.Millisecond
+	os.Exit(m.Run())
+}
+
+// testServer returns a config that runs this test binary as the server in
+// the given mode.
+func testServer(t *testing.T, name, mode string) Config {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{Name: name, Command: exe, Env: map[string]string{"QUIVER_TEST_MCP_SERVER": mode},
+		Timeout: 10 * time.Second, StartTimeout: 20 * time.Second}
+}
+
+func serveTestServer(mode string) int {
+	switch mode {
+	case "garbage":
+		fmt.Println("this is not JSON-RPC")
+		time.Sleep(time.Minute)
+		return 0
+	case "hang":
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "exit":
+		fmt.Fprintln(os.Stderr, "fatal: SECRET_API_KEY is not set")
+		return 3
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "quiver-test-server", Version: "1"}, nil)
+	addTestTools(srv)
+	if err := srv.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "serve:", err)
+		return 1
+	}
+	return 0
+}
+
+// defsSchema is an input schema whose property is a $ref into $defs: the
+// shape two popular Go agents break by forwarding only properties/required.
+const defsSchema = `{
+  "type": "object",
+  "$defs": {"point": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}, "required": ["x", "y"], "additionalProperties": false}},
+  "properties": {"from": {"$ref": "#/$defs/point"}, "to": {"$ref": "#/$defs/point"}},
+  "required": ["from", "to"]
+}`
+
+func addTestTools(srv *sdk.Server) {
+	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
+	text := func(s string) *sdk.CallToolResult {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+	}
+	srv.AddTool(&sdk.Tool{Name: "distance", Description: "Manhattan distance of two points.", InputSchema: json.RawMessage(defsSchema), Annotations: ro},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var in struct{ From, To struct{ X, Y int } }
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+				return nil, err
+			}
+			d := abs(in.From.X-in.To.X) + abs(in.From.Y-in.To.Y)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprint(d)}}, StructuredContent: map[string]any{"distance": d}}, nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "a.tool/with spaces", Description: "Odd name.", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("odd"), nil })
+	srv.AddTool(&sdk.Tool{Name: "fail", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "disk on fire"}}}, nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "quiver-denied", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "Error executing tool x: TOOL_NOT_ALLOWED: refused"}},
+				Meta: sdk.Meta{"quiver/error": map[string]any{"code": "TOOL_NOT_ALLOWED", "message": "refused by policy"}}}, nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "image", InputSchema: map[string]any{"type": "object"}, Annotations: ro},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "a pixel:"}, &sdk.ImageContent{MIMEType: "image/png", Data: []byte("\x89PNG")}}}, nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "hang", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	srv.AddTool(&sdk.Tool{Name: "crash", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, "panic: crashing on purpose")
+			os.Exit(2)
+			return nil, nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "grow", Description: "Adds a tool named grown.", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			srv.AddTool(&sdk.Tool{Name: "grown", InputSchema: map[string]any{"type": "object"}},
+				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("I grew"), nil })
+			return text("grew"), nil
+		})
+	// Not an object schema: the SDK's AddTool refuses it, so the listing
+	// is rewritten on the way out.
+	srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			res, err := next(ctx, method, req)
+			if lr, ok := res.(*sdk.ListToolsResult); ok && err == nil {
+				lr.Tools = append(lr.Tools, &sdk.Tool{Name: "stringly", InputSchema: map[string]any{"type": "string"}})
+			}
+			return res, err
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// peers locates the npm MCP servers that scripts/mcp-peers installs. With
+// CI=true a missing peer fails the test: the suite's set-up must install
+// them; elsewhere the test is skipped, naming the script.
+func peers(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("QUIVER_TOOLS")
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d := wd; ; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+				dir = filepath.Join(d, ".tools")
+				break
+			}
+			if filepath.Dir(d) == d {
+				t.Fatal("no go.mod above the test's directory")
+			}
+		}
+	}
+	mark := filepath.Join(dir, "mcp", "node_modules", "@modelcontextprotocol", "server-everything", "package.json")
+	if _, err := os.Stat(mark); err != nil {
+		msg := fmt.Sprintf("the npm MCP peers are not installed under %s: run scripts/mcp-peers", dir)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return filepath.Join(dir, "mcp", "node_modules")
+}
