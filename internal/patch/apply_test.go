@@ -99,6 +99,7 @@ func TestApplyUpdatesOneFile(t *testing.T) {
 		{"marker on a hunk away from the end changes nothing", "a\nb\nc", begin("*** Update File: f\n@@\n-a\n+A\n\\ No newline at end of file"), "A\nb\nc"},
 		{"CRLF file gets CRLF added lines", "a\r\nb\r\nc\r\n", begin("*** Update File: f\n@@\n a\n-b\n+B1\n+B2"), "a\r\nB1\r\nB2\r\nc\r\n"},
 		{"header matches the start of a line", "class A:\n    def f(self, x):\n        return 1\n", begin("*** Update File: f\n@@ def f\n-        return 1\n+        return 2"), "class A:\n    def f(self, x):\n        return 2\n"},
+		{"header prefix does not stop inside a word", "def foo():\n    return 1\ndef f(x):\n    return 1\n", begin("*** Update File: f\n@@ def f\n-    return 1\n+    return 2"), "def foo():\n    return 1\ndef f(x):\n    return 2\n"},
 		{"stacked headers pick the second class", "class A:\n  def f():\n    return 1\nclass B:\n  def f():\n    return 1\n",
 			begin("*** Update File: f\n@@ class B:\n@@   def f():\n-    return 1\n+    return 2"), "class A:\n  def f():\n    return 1\nclass B:\n  def f():\n    return 2\n"},
 		{"insertion goes right after the header", "def f():\n    pass\ndef g():\n    pass\n", begin("*** Update File: f\n@@ def g():\n+    \"\"\"g.\"\"\""), "def f():\n    pass\ndef g():\n    \"\"\"g.\"\"\"\n    pass\n"},

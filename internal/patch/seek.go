@@ -2,6 +2,7 @@ package patch
 
 import (
 	"bytes"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -43,17 +44,30 @@ func lineEqual(line, pat []byte, lv level) bool {
 }
 
 // foldEqual compares a and b rune by rune with [fold] applied, without
-// allocating. With prefix, b need only be a prefix of a.
+// allocating. With prefix, b need only be a prefix of a that does not end
+// inside a word ("def f" is a prefix of "def f(x):", not of "def foo():").
 func foldEqual(a, b []byte, prefix bool) bool {
+	var last rune
 	for len(a) > 0 && len(b) > 0 {
 		ra, na := utf8.DecodeRune(a)
 		rb, nb := utf8.DecodeRune(b)
 		if fold(ra) != fold(rb) {
 			return false
 		}
-		a, b = a[na:], b[nb:]
+		a, b, last = a[na:], b[nb:], rb
 	}
-	return len(b) == 0 && (prefix || len(a) == 0)
+	if len(b) > 0 {
+		return false
+	}
+	if len(a) == 0 {
+		return true
+	}
+	next, _ := utf8.DecodeRune(a)
+	return prefix && !(isWord(last) && isWord(next))
+}
+
+func isWord(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // fold maps the typographic characters models and editors swap for ASCII
