@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
@@ -197,7 +198,7 @@ func ToolCalls(msg *sdk.Message) (calls, server []driver.ToolCall, err error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
-		c.Metadata = callerMeta(b.JSON.Caller.Raw())
+		c.Metadata = callerMeta(b.RawJSON())
 		if b.Type == "server_tool_use" {
 			server = append(server, c)
 		} else {
@@ -272,19 +273,22 @@ func usage(in, out, cacheRead int64) driver.Usage {
 }
 
 // callerMeta keeps who made a call when it was not the model directly (code
-// execution calling a tool), so that the replayed tool_use says so too.
-func callerMeta(raw string) map[string]string {
-	if raw == "" {
+// execution calling a tool), so that the replayed tool_use says so too. The
+// SDK's block union has no caller field; the block's raw JSON does.
+func callerMeta(block string) map[string]string {
+	if !strings.Contains(block, `"caller"`) {
 		return nil
 	}
-	var c struct {
-		Type   string `json:"type"`
-		ToolID string `json:"tool_id"`
+	var b struct {
+		Caller struct {
+			Type   string `json:"type"`
+			ToolID string `json:"tool_id"`
+		} `json:"caller"`
 	}
-	if json.Unmarshal([]byte(raw), &c) != nil || c.Type == "" || c.Type == "direct" {
+	if json.Unmarshal([]byte(block), &b) != nil || b.Caller.Type == "" || b.Caller.Type == "direct" {
 		return nil
 	}
-	return map[string]string{driver.MetaCallerType: c.Type, driver.MetaCallerID: c.ToolID}
+	return map[string]string{driver.MetaCallerType: b.Caller.Type, driver.MetaCallerID: b.Caller.ToolID}
 }
 
 func setCaller(b *sdk.ToolUseBlockParam, meta map[string]string) {
