@@ -1,0 +1,306 @@
+//go:build unix
+
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Jobs runs commands in the background and keeps their output until it is
+// read. Each job's whole output goes to a log file of its own (so a job that
+// prints gigabytes costs disk, not memory); reading a job returns what it
+// printed since the last read, its head and tail within a [Budget].
+//
+// Jobs belong to whoever made the registry — for exec_command, the toolkit
+// — and end with it: Close kills every job still running and removes the
+// logs. It is safe for concurrent use.
+type Jobs struct {
+	// MaxRunning bounds the jobs running at once (default 16); MaxKept
+	// bounds the finished jobs kept for reading (default 64; the oldest go
+	// first).
+	MaxRunning, MaxKept int
+
+	mu     sync.Mutex
+	closed bool
+	seq    int
+	dir    string
+	jobs   map[string]*Job
+	order  []string
+}
+
+// NewJobs returns an empty registry.
+func NewJobs() *Jobs { return &Jobs{MaxRunning: 16, MaxKept: 64, jobs: map[string]*Job{}} }
+
+// Job is one background command.
+type Job struct {
+	ID      string
+	Command string
+	Started time.Time
+
+	logPath string
+	log     *os.File // written by the run
+	reader  *os.File // read by Read
+	written atomic.Int64
+	stop    context.CancelCauseFunc
+	done    chan struct{}
+
+	mu      sync.Mutex
+	read    int64
+	outcome Outcome
+	err     error
+}
+
+// ErrUnknownJob is returned for a job id the registry does not have.
+var ErrUnknownJob = errors.New("no such job")
+
+// Start starts spec in the background, detached from ctx's cancellation
+// (the call that started it returns at once). timeout, if positive, bounds
+// the job's run. spec.Output is set by Start.
+func (js *Jobs) Start(ctx context.Context, spec Spec, timeout time.Duration) (*Job, error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if js.closed {
+		return nil, errors.New("the job registry is closed")
+	}
+	if n := js.running(); n >= js.MaxRunning {
+		return nil, fmt.Errorf("%d background jobs are running already, the most allowed; wait for one or kill one with exec_kill", n)
+	}
+	if js.dir == "" {
+		dir, err := os.MkdirTemp("", "quiver-jobs-")
+		if err != nil {
+			return nil, fmt.Errorf("job log directory: %w", err)
+		}
+		js.dir = dir
+	}
+	js.seq++
+	j := &Job{ID: "job-" + strconv.Itoa(js.seq), Command: spec.Command, Started: time.Now(), done: make(chan struct{})}
+	if spec.Argv != nil {
+		j.Command = Join(spec.Argv)
+	}
+	if err := j.openLog(js.dir); err != nil {
+		return nil, err
+	}
+	jctx, stop := context.WithCancelCause(context.WithoutCancel(ctx))
+	j.stop = stop
+	runCtx, cancelTimeout := jctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		runCtx, cancelTimeout = context.WithTimeout(jctx, timeout)
+	}
+	spec.Output = countingWriter{w: j.log, n: &j.written}
+	go func() {
+		defer close(j.done)
+		out, err := Run(runCtx, spec)
+		cancelTimeout()
+		stop(errRunEnded)
+		j.log.Close()
+		j.mu.Lock()
+		j.outcome, j.err = out, err
+		j.mu.Unlock()
+	}()
+	js.jobs[j.ID] = j
+	js.order = append(js.order, j.ID)
+	js.expire()
+	return j, nil
+}
+
+func (j *Job) openLog(dir string) error {
+	j.logPath = filepath.Join(dir, j.ID+".log")
+	w, err := os.OpenFile(j.logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("job log: %w", err)
+	}
+	r, err := os.Open(j.logPath)
+	if err != nil {
+		w.Close()
+		return fmt.Errorf("job log: %w", err)
+	}
+	j.log, j.reader = w, r
+	return nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func (js *Jobs) running() int {
+	n := 0
+	for _, j := range js.jobs {
+		if !j.finished() {
+			n++
+		}
+	}
+	return n
+}
+
+// expire forgets the oldest finished jobs beyond MaxKept.
+func (js *Jobs) expire() {
+	finished := 0
+	for _, id := range js.order {
+		if js.jobs[id].finished() {
+			finished++
+		}
+	}
+	kept := js.order[:0]
+	for _, id := range js.order {
+		j := js.jobs[id]
+		if finished > js.MaxKept && j.finished() {
+			finished--
+			j.release()
+			delete(js.jobs, id)
+			continue
+		}
+		kept = append(kept, id)
+	}
+	js.order = kept
+}
+
+func (j *Job) finished() bool {
+	select {
+	case <-j.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (j *Job) release() {
+	j.reader.Close()
+	os.Remove(j.logPath)
+}
+
+// Get returns the job with id.
+func (js *Jobs) Get(id string) (*Job, error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	j, ok := js.jobs[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownJob, id)
+	}
+	return j, nil
+}
+
+// Snapshot is a job's state and the output it printed since the last read.
+type Snapshot struct {
+	ID, Command string
+	Running     bool
+	Outcome     Outcome // when not Running
+	Err         error   // the run could not be set up
+	Output      View    // the new output; its Head and Tail when it outgrew the budget
+	LogFile     string  // the job's whole output so far
+	Elapsed     time.Duration
+}
+
+// Wait waits up to d for the job to finish (returning early if ctx is
+// done), then reads it.
+func (j *Job) Wait(ctx context.Context, d time.Duration, b Budget) (Snapshot, error) {
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-j.done:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
+	return j.Read(b)
+}
+
+// Kill stops the job and its process tree, waits for it to end, and reads
+// it.
+func (j *Job) Kill(b Budget) (Snapshot, error) {
+	j.stop(ErrKilled)
+	<-j.done
+	return j.Read(b)
+}
+
+// Read returns the job's state and what it printed since the last Read.
+func (j *Job) Read(b Budget) (Snapshot, error) {
+	running := !j.finished()
+	end := j.written.Load()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	s := Snapshot{ID: j.ID, Command: j.Command, Running: running, LogFile: j.logPath, Elapsed: time.Since(j.Started)}
+	if !running {
+		s.Outcome, s.Err = j.outcome, j.err
+		s.Elapsed = j.outcome.Duration
+	}
+	view, err := readRange(j.reader, j.read, end, b)
+	if err != nil {
+		return s, fmt.Errorf("job %s: read log: %w", j.ID, err)
+	}
+	j.read = end
+	s.Output = view
+	return s, nil
+}
+
+// readRange returns the bytes [from, to) of f, whole when they fit the
+// budget, else their head and tail.
+func readRange(f *os.File, from, to int64, b Budget) (View, error) {
+	n := to - from
+	if n <= int64(b.HeadBytes+b.TailBytes) {
+		buf := make([]byte, n)
+		if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
+			return View{}, err
+		}
+		sp := NewSpool(b, nil)
+		sp.Write(buf)
+		v := sp.View()
+		v.Stored = v.Truncated
+		v.StoreErr = nil
+		return v, nil
+	}
+	head := make([]byte, b.HeadBytes)
+	tail := make([]byte, b.TailBytes)
+	if _, err := f.ReadAt(head, from); err != nil && !errors.Is(err, io.EOF) {
+		return View{}, err
+	}
+	if _, err := f.ReadAt(tail, to-int64(b.TailBytes)); err != nil && !errors.Is(err, io.EOF) {
+		return View{}, err
+	}
+	head, tail = cutHead(head, b.HeadLines), cutTail(tail, b.TailLines)
+	return View{
+		Head: SafeText(head), Tail: SafeText(tail), Truncated: true, Stored: true,
+		OmittedBytes: n - int64(len(head)) - int64(len(tail)), OmittedLines: -1, TotalBytes: n,
+	}, nil
+}
+
+// Close kills every running job, waits for them, and removes their logs.
+func (js *Jobs) Close() error {
+	js.mu.Lock()
+	js.closed = true
+	jobs := make([]*Job, 0, len(js.jobs))
+	for _, j := range js.jobs {
+		jobs = append(jobs, j)
+	}
+	js.jobs = map[string]*Job{}
+	js.order = nil
+	dir := js.dir
+	js.mu.Unlock()
+	for _, j := range jobs {
+		j.stop(ErrKilled)
+	}
+	for _, j := range jobs {
+		<-j.done
+		j.release()
+	}
+	if dir != "" {
+		return os.RemoveAll(dir)
+	}
+	return nil
+}

@@ -1,0 +1,258 @@
+//go:build unix
+
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
+)
+
+// Spec says what to run, where, and under which gate.
+type Spec struct {
+	// Command is a bash command line, run by the in-process interpreter.
+	// Argv, when set instead, is a program and its arguments, run directly.
+	Command string
+	Argv    []string
+
+	Dir       string   // the working directory, absolute, inside Workspace
+	Env       []string // the environment, NAME=VALUE
+	BaseEnv   []string // the environment before the call's own settings; see UnsafeEnv
+	Workspace *workspace.Workspace
+	Gate      tool.CommandGate // asked about every program before it starts and every file opened for writing
+
+	// Output receives standard output and standard error, interleaved as
+	// produced (both are one pipe), from a single goroutine.
+	Output io.Writer
+}
+
+// Stop says why a run ended before its commands did.
+type Stop string
+
+// The reasons a run is stopped.
+const (
+	Finished  Stop = ""          // it ran to its end
+	TimedOut  Stop = "timeout"   // its context's deadline passed
+	Cancelled Stop = "cancelled" // its context was cancelled
+	Refused   Stop = "refused"   // the gate refused a command or a write
+	Killed    Stop = "killed"    // it was killed (see ErrKilled)
+)
+
+// ErrKilled is the cause to cancel a run's context with to have it
+// reported as Killed rather than Cancelled (exec_kill does).
+var ErrKilled = errors.New("killed")
+
+// Refusal is one command or write the gate refused.
+type Refusal struct {
+	Command string `json:"command"` // the command as it was about to run, or "write PATH"
+	Reason  string `json:"reason"`  // the gate's message, naming the rule
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	ExitCode int // the shell's exit status; -1 when stopped by a timeout, a cancellation or a kill
+	Stop     Stop
+	Refused  []Refusal
+	Duration time.Duration
+}
+
+var errRefused = errors.New("refused by the command gate")
+
+// drainGrace is how long a run waits, once its processes are dead, for the
+// last output to arrive: a program that left the process group may hold the
+// pipe open for ever.
+const drainGrace = 2 * time.Second
+
+// Run runs spec to its end, or until ctx is done or the gate refuses
+// something; in every case, every process it started is killed before Run
+// returns, and the output is complete. A command line that does not parse
+// is a *SyntaxError; other errors are failures to set the run up.
+func Run(ctx context.Context, spec Spec) (Outcome, error) {
+	start := time.Now()
+	if spec.Gate == nil {
+		return Outcome{}, errors.New("shell: no command gate")
+	}
+	var file *syntax.File
+	if spec.Argv == nil {
+		var err error
+		if file, err = Parse(spec.Command); err != nil {
+			return Outcome{}, err
+		}
+	}
+	stdin, err := os.Open(os.DevNull)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("shell: stdin: %w", err)
+	}
+	defer stdin.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Outcome{}, fmt.Errorf("shell: output pipe: %w", err)
+	}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		buf := make([]byte, 64<<10)
+		io.CopyBuffer(onlyWriter{spec.Output}, pr, buf)
+	}()
+
+	runCtx, halt := context.WithCancelCause(ctx)
+	st := &runState{spec: &spec, halt: halt, basePath: envValue(spec.BaseEnv, "PATH"), base: envMap(spec.BaseEnv)}
+	stopKill := context.AfterFunc(runCtx, st.group.kill)
+	var code int
+	if spec.Argv != nil {
+		code = st.runArgv(runCtx, stdin, pw)
+	} else {
+		code = st.runShell(runCtx, file, stdin, pw)
+	}
+	halt(errRunEnded)
+	stopKill()
+	st.group.kill()
+	st.joinBackground()
+	st.group.reap()
+
+	pw.Close()
+	select {
+	case <-copied:
+	case <-time.After(drainGrace):
+	}
+	pr.Close() // unblocks the copy if a stray process still holds the pipe
+	<-copied
+
+	out := Outcome{ExitCode: code, Refused: st.refusals(), Duration: time.Since(start)}
+	out.Stop = stopOf(context.Cause(runCtx))
+	switch out.Stop {
+	case Refused:
+		out.ExitCode = 126
+	case TimedOut, Cancelled, Killed:
+		out.ExitCode = -1
+	}
+	return out, nil
+}
+
+func stopOf(cause error) Stop {
+	switch {
+	case errors.Is(cause, errRunEnded):
+		return Finished
+	case errors.Is(cause, errRefused):
+		return Refused
+	case errors.Is(cause, ErrKilled):
+		return Killed
+	case errors.Is(cause, context.DeadlineExceeded):
+		return TimedOut
+	}
+	return Cancelled
+}
+
+// onlyWriter hides a writer's ReadFrom, so io.CopyBuffer uses its buffer
+// (and hands the spool 64 KiB at a time) rather than the writer's own
+// strategy.
+type onlyWriter struct{ io.Writer }
+
+// runState is what one run's handlers share.
+type runState struct {
+	spec     *Spec
+	halt     context.CancelCauseFunc
+	group    group
+	basePath string
+	base     map[string]string
+
+	mu      sync.Mutex
+	refused []Refusal
+	runner  *interp.Runner
+}
+
+func (st *runState) refusals() []Refusal {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.refused
+}
+
+// refuse records a refusal, tells the run's output, and stops the run:
+// nothing after a refused command runs.
+func (st *runState) refuse(stderr io.Writer, what string, err error) {
+	reason := message(err)
+	fmt.Fprintf(stderr, "quiver: refused: %s\n", reason)
+	st.mu.Lock()
+	st.refused = append(st.refused, Refusal{Command: what, Reason: reason})
+	st.mu.Unlock()
+	st.halt(errRefused)
+}
+
+// runShell runs a parsed command line in the interpreter and returns its
+// exit status.
+func (st *runState) runShell(ctx context.Context, file *syntax.File, stdin *os.File, out *os.File) int {
+	r, err := st.newRunner(st.spec.Dir, expand.ListEnviron(st.spec.Env...), stdin, out, out)
+	if err != nil {
+		fmt.Fprintf(out, "quiver: shell: %v\n", err)
+		return 1
+	}
+	st.mu.Lock()
+	st.runner = r
+	st.mu.Unlock()
+	return shellStatus(out, r.Run(ctx, file))
+}
+
+// shellStatus turns the interpreter's result into an exit status.
+func shellStatus(out io.Writer, err error) int {
+	if err == nil {
+		return 0
+	}
+	if code, ok := interp.IsExitStatus(err); ok {
+		return int(code)
+	}
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		fmt.Fprintf(out, "quiver: shell: %v\n", err)
+	}
+	return 1
+}
+
+func (st *runState) newRunner(dir string, env expand.Environ, stdin io.Reader, out, errw io.Writer) (*interp.Runner, error) {
+	return interp.New(
+		interp.Dir(dir),
+		interp.Env(env),
+		interp.StdIO(stdin, out, errw),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return st.execHandler }),
+		interp.OpenHandler(st.open),
+	)
+}
+
+var waitStmt = func() *syntax.Stmt {
+	f, err := syntax.NewParser().Parse(stringReader("wait"), "")
+	if err != nil {
+		panic(err)
+	}
+	return f.Stmts[0]
+}()
+
+// joinBackground waits for the interpreter's background statements (cmd &)
+// to notice the run has ended — their processes are dead by now — so no
+// goroutine outlives the run. A statement stuck elsewhere is left behind
+// after a while rather than holding up the result.
+func (st *runState) joinBackground() {
+	st.mu.Lock()
+	r := st.runner
+	st.mu.Unlock()
+	if r == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.Run(context.Background(), waitStmt)
+	}()
+	select {
+	case <-done:
+	case <-time.After(drainGrace):
+	}
+}

@@ -1,0 +1,106 @@
+package shell
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+type memSink struct {
+	bytes.Buffer
+	closed bool
+}
+
+func (m *memSink) Close() error { m.closed = true; return nil }
+
+var smallBudget = Budget{HeadBytes: 100, TailBytes: 50, HeadLines: 10, TailLines: 5}
+
+// feed writes s to sp in chunks of n bytes.
+func feed(sp *Spool, s string, n int) {
+	for len(s) > 0 {
+		k := min(n, len(s))
+		sp.Write([]byte(s[:k]))
+		s = s[k:]
+	}
+}
+
+func TestSpoolSmallOutputStaysInMemory(t *testing.T) {
+	opened := false
+	sp := NewSpool(smallBudget, func() (io.WriteCloser, error) { opened = true; return &memSink{}, nil })
+	feed(sp, "one\ntwo\n", 3)
+	v := sp.View()
+	if opened || v.Truncated || v.Stored || v.Head != "one\ntwo\n" || v.TotalBytes != 8 {
+		t.Errorf("view %+v, sink opened %v", v, opened)
+	}
+}
+
+func TestSpoolLargeOutputGoesWholeToTheSink(t *testing.T) {
+	var whole strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&whole, "line %03d\n", i)
+	}
+	for _, chunk := range []int{1, 7, 64, 100000} {
+		t.Run(fmt.Sprint(chunk), func(t *testing.T) {
+			sink := &memSink{}
+			sp := NewSpool(smallBudget, func() (io.WriteCloser, error) { return sink, nil })
+			feed(sp, whole.String(), chunk)
+			if err := sp.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if sink.String() != whole.String() || !sink.closed {
+				t.Fatalf("sink holds %d bytes (closed %v), want the whole %d", sink.Len(), sink.closed, whole.Len())
+			}
+			v := sp.View()
+			if !v.Truncated || !v.Stored {
+				t.Fatalf("view %+v", v)
+			}
+			if !strings.HasPrefix(whole.String(), v.Head) || !strings.HasSuffix(whole.String(), v.Tail) {
+				t.Errorf("head %q / tail %q are not the output's", v.Head, v.Tail)
+			}
+			if v.Head != "line 000\nline 001\nline 002\nline 003\nline 004\nline 005\nline 006\nline 007\nline 008\nline 009\n" {
+				t.Errorf("head = %q, want the first 10 lines", v.Head)
+			}
+			if v.Tail != "line 495\nline 496\nline 497\nline 498\nline 499\n" {
+				t.Errorf("tail = %q, want the last 5 lines", v.Tail)
+			}
+			if got := int64(len(v.Head)+len(v.Tail)) + v.OmittedBytes; got != int64(whole.Len()) {
+				t.Errorf("head+tail+omitted = %d bytes, output is %d", got, whole.Len())
+			}
+			if v.OmittedLines != 485 {
+				t.Errorf("omitted lines = %d, want 485", v.OmittedLines)
+			}
+		})
+	}
+}
+
+func TestSpoolManyShortLinesSpillByLineCount(t *testing.T) {
+	sink := &memSink{}
+	sp := NewSpool(smallBudget, func() (io.WriteCloser, error) { return sink, nil })
+	in := strings.Repeat("x\n", 20) // 40 bytes: within the byte budget, over the line budget
+	feed(sp, in, 5)
+	sp.Close()
+	if v := sp.View(); !v.Truncated || !v.Stored || sink.String() != in {
+		t.Errorf("view %+v, sink %q", v, sink.String())
+	}
+}
+
+func TestSpoolSinkFailureKeepsHeadAndTail(t *testing.T) {
+	sp := NewSpool(smallBudget, func() (io.WriteCloser, error) { return nil, errors.New("disk full") })
+	feed(sp, strings.Repeat("abcdefghij", 100), 30)
+	v := sp.View()
+	if !v.Truncated || v.Stored || v.StoreErr == nil || v.Head == "" || v.Tail == "" {
+		t.Errorf("view %+v", v)
+	}
+}
+
+func TestSpoolCutsAtCharacterBoundaries(t *testing.T) {
+	sp := NewSpool(Budget{HeadBytes: 10, TailBytes: 10, HeadLines: 100, TailLines: 100}, nil)
+	feed(sp, strings.Repeat("é", 50), 3) // two bytes each, no newline
+	v := sp.View()
+	if strings.Contains(v.Head, `\x`) || strings.Contains(v.Tail, `\x`) {
+		t.Errorf("a character was split: head %q tail %q", v.Head, v.Tail)
+	}
+}

@@ -1,0 +1,13 @@
+//go:build unix && !linux
+
+package shell
+
+import "errors"
+
+// canLead: elsewhere every program gets a process group of its own, killed
+// when it has been waited for, and again when the run ends.
+const canLead = false
+
+func waitLeader(pid int) (int, error) {
+	return 0, errors.New("waitLeader: not supported on this system")
+}

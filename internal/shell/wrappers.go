@@ -1,0 +1,223 @@
+package shell
+
+import (
+	"strings"
+)
+
+// A wrapper is a program that runs the command given in its arguments (env
+// rm -rf x). The policy must see the command it runs as well as the wrapper,
+// so both static checks (SimpleCommands) and exec-time checks look inside.
+type wrapper struct {
+	valueOpts   []string // options whose value is the next argument
+	positional  int      // operands before the command (timeout's duration, flock's file)
+	assignments bool     // NAME=VALUE words may precede the command (env)
+	noRunOpts   []string // options that make it look a command up instead of running it (command -v)
+	splitOpts   []string // options whose value is itself a command line (env -S)
+}
+
+var wrappers = map[string]wrapper{
+	"env":     {valueOpts: []string{"-u", "--unset", "-C", "--chdir"}, assignments: true, splitOpts: []string{"-S", "--split-string"}},
+	"nice":    {valueOpts: []string{"-n", "--adjustment"}},
+	"nohup":   {},
+	"setsid":  {},
+	"stdbuf":  {valueOpts: []string{"-i", "-o", "-e", "--input", "--output", "--error"}},
+	"timeout": {valueOpts: []string{"-k", "--kill-after", "-s", "--signal"}, positional: 1},
+	"time":    {valueOpts: []string{"-f", "--format", "-o", "--output"}},
+	"xargs": {valueOpts: []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines",
+		"-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"}},
+	"sudo": {valueOpts: []string{"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir",
+		"-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-T", "--command-timeout", "-U", "--other-user"}},
+	"doas":    {valueOpts: []string{"-u", "-C"}},
+	"flock":   {valueOpts: []string{"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"}, positional: 1, splitOpts: []string{"-c", "--command"}},
+	"watch":   {valueOpts: []string{"-n", "--interval", "-q", "--equexit"}},
+	"command": {noRunOpts: []string{"-v", "-V"}},
+	"exec":    {valueOpts: []string{"-a"}},
+	"builtin": {},
+}
+
+// shells run a script given with -c.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true}
+
+// innerCommands returns the commands argv would run besides itself, as far
+// as its literal words tell: eval's string, a shell's -c script, a wrapper's
+// command, find's -exec commands. Nested wrappers are looked into up to
+// maxNesting levels.
+func innerCommands(argv []string, depth int) [][]string {
+	if depth >= maxNesting || len(argv) == 0 {
+		return nil
+	}
+	name := argv[0]
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	var direct [][]string
+	switch {
+	case name == "eval":
+		return parsed(strings.Join(argv[1:], " "), depth)
+	case shells[name]:
+		if script, ok := shellScript(argv[1:]); ok {
+			return parsed(script, depth)
+		}
+		return nil
+	case name == "find":
+		direct = findExecs(argv[1:])
+	default:
+		w, ok := wrappers[name]
+		if !ok {
+			return nil
+		}
+		cmd, line, isLine := wrapped(w, argv[1:])
+		if name == "watch" && len(cmd) > 0 {
+			// watch runs its arguments joined, through sh -c.
+			line, isLine = strings.Join(cmd, " "), true
+		}
+		if isLine {
+			return parsed(line, depth)
+		}
+		if len(cmd) > 0 {
+			direct = [][]string{cmd}
+		}
+	}
+	var out [][]string
+	for _, c := range direct {
+		out = append(out, c)
+		out = append(out, innerCommands(c, depth+1)...)
+	}
+	return out
+}
+
+// parsed returns the simple commands of a command line found inside another
+// command's arguments; a line that does not parse gives none (the outer
+// command is still checked).
+func parsed(line string, depth int) [][]string {
+	f, err := Parse(line)
+	if err != nil {
+		return nil
+	}
+	return simpleCommands(f, depth+1)
+}
+
+// wrapped returns the command a wrapper runs (what follows its options, its
+// operands and, for env, its assignments), or the command line given to one
+// of its options (env -S 'cmd args', flock FILE -c 'cmd').
+func wrapped(w wrapper, args []string) (cmd []string, line string, isLine bool) {
+	positional := w.positional
+	endOpts := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--" && !endOpts:
+			endOpts = true
+		case !endOpts && strings.HasPrefix(a, "-") && a != "-":
+			if contains(w.noRunOpts, a) {
+				return nil, "", false
+			}
+			if line, ok := optionValue(w.splitOpts, args, i); ok {
+				return nil, line, true
+			}
+			if contains(w.valueOpts, a) {
+				i++
+			}
+		case w.assignments && positional == 0 && isAssignment(a):
+		case positional > 0:
+			positional--
+		default:
+			return args[i:], "", false
+		}
+	}
+	return nil, "", false
+}
+
+// optionValue returns the value of args[i] if it is one of opts, given as
+// the next argument, after "=" (long options) or attached (short options).
+func optionValue(opts []string, args []string, i int) (string, bool) {
+	a := args[i]
+	for _, opt := range opts {
+		switch {
+		case a == opt:
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+		case strings.HasPrefix(opt, "--") && strings.HasPrefix(a, opt+"="):
+			return a[len(opt)+1:], true
+		case !strings.HasPrefix(opt, "--") && strings.HasPrefix(a, opt) && len(a) > len(opt):
+			return a[len(opt):], true
+		}
+	}
+	return "", false
+}
+
+// shellScript returns the script of `sh [options] -c SCRIPT [name args...]`.
+func shellScript(args []string) (string, bool) {
+	inline := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			if inline && i+1 < len(args) {
+				return args[i+1], true
+			}
+			return "", false
+		case a == "-o" || a == "+o" || a == "-O" || a == "+O" || a == "--rcfile" || a == "--init-file":
+			i++
+		case strings.HasPrefix(a, "--"):
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+			if strings.HasPrefix(a, "-") && strings.ContainsRune(a[1:], 'c') {
+				inline = true
+			}
+		default:
+			return a, inline
+		}
+	}
+	return "", false
+}
+
+// findExecs returns the commands of find's -exec, -execdir, -ok and -okdir
+// actions, each up to its ";" or "+".
+func findExecs(args []string) [][]string {
+	var out [][]string
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(args) && args[j] != ";" && args[j] != "+" {
+				j++
+			}
+			if j > i+1 {
+				out = append(out, args[i+1:j])
+			}
+			i = j
+		}
+	}
+	return out
+}
+
+func isAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	return ok && validName(name)
+}
+
+// validName reports whether s is a valid environment variable name.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c == '_', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
