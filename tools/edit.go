@@ -81,8 +81,8 @@ type editOp struct {
 // EditStep is what one replacement of edit or multi_edit did.
 type EditStep struct {
 	Replacements int    `json:"replacements"`
-	Strategy     string `json:"strategy"`
-	Lines        []int  `json:"lines"`
+	Strategy     string `json:"strategy"` // how old_string was found, or "create"
+	Lines        []int  `json:"lines"`    // the first line of each replacement, in the text the edit was applied to
 }
 
 // editResult is the outcome of a run of replacements on one file.
