@@ -63,13 +63,16 @@ func (p *Provider) start(ctx context.Context) (*conn, error) {
 // command builds the server's process: Quiver's environment plus the
 // configured variables, in a process group of its own.
 func (p *Provider) command(stderr *tail) *exec.Cmd {
-	cmd := exec.Command(expand(p.cfg.Command), expandAll(p.cfg.Args)...)
+	cmd := exec.Command(p.cfg.Command, p.cfg.Args...)
 	cmd.Dir = p.cfg.Dir
 	cmd.Env = os.Environ()
 	for k, v := range p.cfg.Env {
 		cmd.Env = append(cmd.Env, k+"="+expand(v))
 	}
 	cmd.Stderr = &logLines{tail: stderr, log: p.log}
+	// A helper the server left running may hold its stderr open; do not
+	// wait for it past the server's own exit.
+	cmd.WaitDelay = 500 * time.Millisecond
 	setGroup(cmd)
 	return cmd
 }
@@ -109,16 +112,27 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(r)
 }
 
-// expand replaces $VAR and ${VAR} with the environment's values, so that
-// secrets stay out of quiver.toml.
-func expand(s string) string { return os.Expand(s, os.Getenv) }
-
-func expandAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = expand(s)
+// expand replaces ${VAR} with the environment's value, so that secrets in
+// env values and headers stay out of quiver.toml. Only the braced form is
+// expanded: a lone $ (in a password, say) is left as it is. Commands and
+// arguments are never expanded: they reach the program as written.
+func expand(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		b.WriteString(os.Getenv(s[i+2 : i+j]))
+		s = s[i+j+1:]
 	}
-	return out
+	b.WriteString(s)
+	return b.String()
 }
 
 // wait blocks until the session ends.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -48,6 +49,15 @@ func serveTestServer(mode string) int {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fatal: SECRET_API_KEY is not set")
 		return 3
+	}
+	if f := os.Getenv("QUIVER_TEST_PID_FILE"); f != "" {
+		// Leave a child behind, as a server that starts helpers does.
+		child := exec.Command("sleep", "300")
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		os.WriteFile(f, []byte(fmt.Sprint(child.Process.Pid)), 0o644)
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "quiver-test-server", Version: "1"}, nil)
 	addTestTools(srv)
@@ -163,4 +173,22 @@ func peers(t *testing.T) string {
 		t.Skip(msg)
 	}
 	return filepath.Join(dir, "mcp", "node_modules")
+}
+
+// startProcess runs a helper process (a peer server) in its own process
+// group for the length of the test.
+func startProcess(t *testing.T, name string, args []string, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = io.Discard
+	setGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		killGroup(cmd)
+		cmd.Wait()
+	})
+	return cmd
 }

@@ -3,9 +3,17 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver"
@@ -267,5 +275,74 @@ func TestFailingServersAreReportedAndContained(t *testing.T) {
 				t.Errorf("a second listing inside the pause took %s: the server was started again", d)
 			}
 		})
+	}
+}
+
+func TestCloseStopsTheWholeProcessGroup(t *testing.T) {
+	cfg := testServer(t, "wrapped", "tools")
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	// The server leaves a child of its own running, which exiting does not
+	// stop: only killing the group does.
+	cfg.Env["QUIVER_TEST_PID_FILE"] = pidFile
+	p := newProvider(t, cfg)
+	if _, err := p.Tools(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, _ := strconv.Atoi(string(b))
+	if err := p.Close(); err != nil {
+		t.Logf("Close: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(child, 0) == nil {
+		if time.Now().After(deadline) {
+			syscall.Kill(child, syscall.SIGKILL)
+			t.Fatalf("the server's child process %d outlived Close", child)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestURLServerGetsConfiguredHeaders(t *testing.T) {
+	t.Setenv("QUIVER_TEST_TOKEN", "tok-123")
+	srv := sdk.NewServer(&sdk.Implementation{Name: "web", Version: "1"}, nil)
+	addTestTools(srv)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer tok-123" {
+			http.Error(w, "no token", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(web.Close)
+	tk := toolkit(t, newProvider(t, Config{Name: "web", URL: web.URL, Headers: map[string]string{"Authorization": "Bearer ${QUIVER_TEST_TOKEN}"}}))
+	out, err := tk.Invoke(t.Context(), "web__image", json.RawMessage(`{}`))
+	if err != nil || !strings.Contains(out.Content.String(), "a pixel") {
+		t.Fatalf("call over HTTP with the header: %q, %v", out.Content.String(), err)
+	}
+
+	denied := newProvider(t, Config{Name: "web", URL: web.URL, StartTimeout: 5 * time.Second})
+	t.Cleanup(func() { denied.Close() })
+	if _, err := denied.Tools(t.Context()); err == nil || !strings.Contains(err.Error(), "401") && !strings.Contains(err.Error(), "Unauthorized") {
+		t.Errorf("without the header: %v, want the server's refusal as the reason", err)
+	}
+}
+
+func TestExpandOnlyBracedVariables(t *testing.T) {
+	t.Setenv("QUIVER_TEST_X", "value")
+	tests := []struct{ in, want string }{
+		{"Bearer ${QUIVER_TEST_X}", "Bearer value"},
+		{"pa$$word $QUIVER_TEST_X", "pa$$word $QUIVER_TEST_X"},
+		{"${QUIVER_TEST_UNSET_VAR}-x", "-x"},
+		{"${unclosed", "${unclosed"},
+	}
+	for _, tt := range tests {
+		if got := expand(tt.in); got != tt.want {
+			t.Errorf("expand(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
