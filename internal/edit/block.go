@@ -3,8 +3,8 @@ package edit
 import "strings"
 
 // maxBlockCandidates bounds the scored candidates of one block-anchor search,
-// so that an old_string whose first line is "}" cannot make an edit of a
-// large file quadratic.
+// so that anchors found on every few lines cannot make an edit of a large
+// file quadratic; a search that reaches it finds nothing.
 const maxBlockCandidates = 5_000
 
 // blockAnchor finds blocks whose first and last lines equal old_string's
@@ -18,7 +18,9 @@ func (m *matcher) blockAnchor() []hit {
 		return nil
 	}
 	first, last := collapse(m.oldLines[0]), collapse(m.oldLines[n-1])
-	if first == "" || last == "" {
+	// Anchors must say something: a block from "}" to "}" would anchor on
+	// every function of a file.
+	if first == "" || last == "" || !distinctive(first) && !distinctive(last) {
 		return nil
 	}
 	middle := collapsedJoin(m.oldLines[1 : n-1])
@@ -55,6 +57,12 @@ func (m *matcher) blockAnchor() []hit {
 		}
 		hits = append(hits, m.lineHit(i, bestJ, reindent(m.new, m.blockPairs(i, bestJ), m.fileUnit)))
 		i = bestJ
+	}
+	if scored >= maxBlockCandidates {
+		// The search stopped early: what it found is not all there is, and
+		// a count or a "best" from part of the file would mislead.
+		m.blockMiss = nil
+		return nil
 	}
 	return hits
 }

@@ -20,8 +20,9 @@
 //  5. [EscapeNormalized]: old_string and new_string with \n, \t, \", \\ and
 //     friends unescaped, matched exactly.
 //  6. [BlockAnchor]: three or more lines whose first and last lines match
-//     (trimmed) and whose lines in between are at least [MinBlockScore]
-//     similar; a weaker block is refused, never applied.
+//     (trimmed; one of them at least with a letter or digit, so that "}"
+//     alone anchors nothing) and whose lines in between are at least
+//     [MinBlockScore] similar; a weaker block is refused, never applied.
 //
 // A strategy that finds one place wins. One that finds several is an
 // [*AmbiguousError] listing their line numbers — looser strategies are not
