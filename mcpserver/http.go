@@ -36,7 +36,7 @@ const postHeader = "X-Quiver-Request"
 // Bodies over Options.MaxBodyBytes are refused with 413 by the SDK's handler.
 func (s *Server) Handler() http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		Logger:              s.opts.Logger,
+		Logger:              sdkLogger(s.opts.Logger),
 		SessionTimeout:      s.opts.SessionTimeout,
 		MaxRequestBodyBytes: s.opts.MaxBodyBytes,
 		// The guard below checks Host itself, against the allowed list too.

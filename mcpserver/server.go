@@ -103,7 +103,7 @@ func New(ctx context.Context, tk *quiver.Toolkit, opts Options) (*Server, error)
 	s := &Server{tk: tk, opts: opts, listed: map[string]*tool.Tool{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:              opts.Instructions,
-		Logger:                    opts.Logger,
+		Logger:                    sdkLogger(opts.Logger),
 		SupportedProtocolVersions: ProtocolVersions,
 		Capabilities: &mcp.ServerCapabilities{
 			Logging: &mcp.LoggingCapabilities{},
@@ -224,4 +224,31 @@ func (s *Server) Run(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 		return nil
 	}
 	return fmt.Errorf("mcpserver: %w", err)
+}
+
+// sdkLogger is the logger given to the SDK: its session lifecycle messages
+// (info) are kept only when the host logs at debug level.
+func sdkLogger(l *slog.Logger) *slog.Logger {
+	if l.Enabled(context.Background(), slog.LevelDebug) {
+		return l
+	}
+	return slog.New(minLevel{l.Handler(), slog.LevelWarn})
+}
+
+// minLevel drops records below min.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (m minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= m.min && m.Handler.Enabled(ctx, l)
+}
+
+func (m minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{m.Handler.WithAttrs(as), m.min}
+}
+
+func (m minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{m.Handler.WithGroup(name), m.min}
 }

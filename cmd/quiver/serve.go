@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/mcpserver"
+	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/spf13/cobra"
+)
+
+func init() { commands = append(commands, (*app).serveCommand) }
+
+// serveFlags are the flags of `quiver serve`.
+type serveFlags struct {
+	http           string
+	tokenEnv       string
+	allowedHosts   []string
+	allowedOrigins []string
+	maxSessions    int
+	maxBody        int64
+	logFile        string
+	verbose        bool
+}
+
+func (a *app) serveCommand() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve [--http ADDR]",
+		Short: "Serve the tools to MCP clients (stdio, or streamable HTTP with --http)",
+		Long: `Serve the allowed tools to MCP clients — Claude Desktop, Claude Code, Codex, Cursor,
+the MCP Inspector — under this workspace's policy. Calls the policy asks about are put
+to the client's user through MCP elicitation; a client that cannot ask gets
+[serve] ask_fallback (deny unless set to allow).
+
+Without --http the server speaks on standard input and output, and writes nothing
+else there: logs go to standard error (or --log FILE). It exits when the client
+closes standard input.
+
+With --http ADDR it serves streamable HTTP on ADDR (PORT or HOST:PORT; a bare port
+binds 127.0.0.1). Requests whose Host or Origin is not a loopback name, or one of
+--allowed-host / --allowed-origin, are refused. Binding another address than
+loopback requires --token-env: a bearer token every request must carry.
+SIGINT or SIGTERM shuts down gracefully.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.serve(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.http, "http", "", "serve streamable HTTP on ADDR (PORT or HOST:PORT) instead of stdio")
+	fl.StringVar(&f.tokenEnv, "token-env", "", "require the bearer token held in this environment variable (HTTP)")
+	fl.StringSliceVar(&f.allowedHosts, "allowed-host", nil, "accept this Host header too (HTTP; repeatable)")
+	fl.StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "accept this Origin too (HTTP; repeatable)")
+	fl.IntVar(&f.maxSessions, "max-sessions", 64, "concurrent HTTP sessions at most")
+	fl.Int64Var(&f.maxBody, "max-request-bytes", 4<<20, "largest request accepted, in bytes")
+	fl.StringVar(&f.logFile, "log", "", "append logs to this file instead of standard error")
+	fl.BoolVar(&f.verbose, "verbose", false, "log debug detail (each MCP server's stderr among it)")
+	return cmd
+}
+
+func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
+	// Before anything can print: stdout is the protocol's alone.
+	var protocolOut *os.File
+	if f.http == "" {
+		out, err := reserveStdout()
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		protocolOut = out
+	}
+	logger, closeLog, err := serveLogger(f)
+	if err != nil {
+		return &exitError{code: exitUsage, msg: "quiver serve: " + err.Error()}
+	}
+	defer closeLog()
+	mcpLog = logger
+
+	opts, addr, err := a.serveOptions(f, logger)
+	if err != nil {
+		return err
+	}
+	tkOpts := []quiver.Option{quiver.WithLogger(logger)}
+	if !a.flags.yes {
+		approver, err := a.elicitApprover(logger)
+		if err != nil {
+			return err
+		}
+		tkOpts = append(tkOpts, quiver.WithApprover(approver))
+	} else {
+		logger.Warn("--yes: every call the policy asks about runs without asking anyone")
+	}
+	tk, err := a.toolkit(tkOpts...)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv, err := mcpserver.New(ctx, tk, opts)
+	if err != nil {
+		return &exitError{code: exitUsage, msg: "quiver serve: " + err.Error()}
+	}
+	a.onMCPChange(func() {
+		if err := srv.Refresh(context.WithoutCancel(ctx)); err != nil {
+			logger.Warn("refreshing the tool listing", "err", err)
+		}
+	})
+	if f.http == "" {
+		logger.Info("serving MCP on standard input and output", "root", tk.Workspace().Dir())
+		return srv.Run(ctx, os.Stdin, protocolOut)
+	}
+	return serveHTTP(ctx, srv, addr, logger)
+}
+
+// elicitApprover asks the client's user, falling back to [serve]
+// ask_fallback: deny by default, allow only when written out.
+func (a *app) elicitApprover(logger *slog.Logger) (policy.Approver, error) {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	fallback := cfg.Serve.AskFallback.Decision
+	switch fallback {
+	case "", policy.Deny:
+		fallback = policy.Deny
+	case policy.Allow:
+		logger.Warn(`[serve] ask_fallback = "allow": calls the policy asks about run unasked when the client cannot ask its user`)
+	default:
+		return nil, &exitError{code: exitUsage, msg: fmt.Sprintf(
+			`quiver serve: %s: [serve] ask_fallback = %q: want "deny" or "allow"`, cfg.Path, fallback)}
+	}
+	return approve.Elicit{Fallback: fallback}, nil
+}
+
+// serveOptions turns the flags into server options and, for --http, the
+// address to listen on; bad ones are usage errors.
+func (a *app) serveOptions(f serveFlags, logger *slog.Logger) (mcpserver.Options, string, error) {
+	o := mcpserver.Options{Name: "quiver", Version: version, Logger: logger,
+		AllowedHosts: f.allowedHosts, AllowedOrigins: f.allowedOrigins,
+		MaxSessions: f.maxSessions, MaxBodyBytes: f.maxBody}
+	usage := func(format string, args ...any) (mcpserver.Options, string, error) {
+		return o, "", &exitError{code: exitUsage, msg: "quiver serve: " + fmt.Sprintf(format, args...)}
+	}
+	if f.tokenEnv != "" {
+		o.Token = os.Getenv(f.tokenEnv)
+		if o.Token == "" {
+			return usage("--token-env %s: the variable is empty or unset", f.tokenEnv)
+		}
+	}
+	if f.http == "" {
+		return o, "", nil
+	}
+	addr, host, loopback, err := listenAddr(f.http)
+	if err != nil {
+		return usage("%v", err)
+	}
+	if !loopback {
+		if o.Token == "" {
+			return usage("--http %s listens beyond this machine: set --token-env VAR to require a bearer token", addr)
+		}
+		// Clients reach a specific address by that address; for 0.0.0.0 the
+		// names they use must be given with --allowed-host.
+		if ip := net.ParseIP(host); ip == nil || !ip.IsUnspecified() {
+			o.AllowedHosts = append(o.AllowedHosts, host)
+		}
+	}
+	return o, addr, nil
+}
+
+// listenAddr reads --http: a bare port (or ":PORT") binds 127.0.0.1.
+func listenAddr(flag string) (addr, host string, loopback bool, err error) {
+	if !strings.Contains(flag, ":") {
+		flag = ":" + flag
+	}
+	host, port, err := net.SplitHostPort(flag)
+	if err != nil || port == "" {
+		return "", "", false, fmt.Errorf("--http %q: want PORT or HOST:PORT", flag)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ip := net.ParseIP(host)
+	loopback = host == "localhost" || (ip != nil && ip.IsLoopback())
+	return net.JoinHostPort(host, port), host, loopback, nil
+}
+
+func serveHTTP(ctx context.Context, srv *mcpserver.Server, addr string, logger *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return &exitError{code: exitUsage, msg: "quiver serve: " + err.Error()}
+	}
+	fmt.Fprintf(os.Stderr, "quiver: serving MCP (streamable HTTP) on http://%s/mcp\n", ln.Addr())
+	logger.Info("serving MCP over streamable HTTP", "addr", ln.Addr().String())
+	if err := srv.Serve(ctx, ln); err != nil {
+		return &exitError{code: exitUsage, msg: "quiver serve: " + err.Error()}
+	}
+	logger.Info("shut down")
+	return nil
+}
+
+// serveLogger logs to --log FILE or standard error, at info (debug with
+// --verbose).
+func serveLogger(f serveFlags) (*slog.Logger, func(), error) {
+	level := slog.LevelInfo
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	var w io.Writer = os.Stderr
+	closeLog := func() {}
+	if f.logFile != "" {
+		file, err := os.OpenFile(f.logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--log: %w", err)
+		}
+		w, closeLog = file, func() { file.Close() }
+	}
+	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})
+	return slog.New(h), closeLog, nil
+}

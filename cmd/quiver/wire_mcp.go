@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/config"
+	mcpprovider "github.com/quiverkit/quiver/provider/mcp"
+	"github.com/quiverkit/quiver/tool"
+)
+
+func init() {
+	wirings = append(wirings, wireMCP)
+	notes = append(notes, mcpNotes)
+}
+
+// mcpLog receives the MCP providers' logs; `quiver serve` points it at its
+// log before building the toolkit.
+var mcpLog = slog.New(slog.DiscardHandler)
+
+// mcpProviders are the MCP providers each run of a command made.
+var (
+	mcpMu        sync.Mutex
+	mcpProviders = map[*app][]*mcpprovider.Provider{}
+)
+
+// wireMCP adds a provider for each [[tools.mcp.servers]] entry. Servers are
+// started when their tools are first needed, not here.
+func wireMCP(a *app, cfg *config.Config) ([]quiver.Option, error) {
+	var opts []quiver.Option
+	for _, s := range cfg.Tools.MCP.Servers {
+		c := mcpprovider.Config{
+			Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env,
+			URL: s.URL, Headers: s.Headers,
+			EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools,
+			Timeout:      time.Duration(s.TimeoutSecs) * time.Second,
+			StartTimeout: time.Duration(s.TimeoutSecs) * time.Second,
+			Risk:         tool.Risk(s.Risk),
+			Logger:       mcpLog,
+		}
+		if s.Command != "" {
+			// Servers run in the workspace, as the tools do.
+			c.Dir = workspaceDir(a, cfg)
+		}
+		p, err := mcpprovider.New(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.Path, err)
+		}
+		a.closer = append(a.closer, p)
+		mcpMu.Lock()
+		mcpProviders[a] = append(mcpProviders[a], p)
+		mcpMu.Unlock()
+		opts = append(opts, quiver.WithProvider(p))
+	}
+	return opts, nil
+}
+
+// workspaceDir is the workspace root as the toolkit will open it ("" for
+// the current directory).
+func workspaceDir(a *app, cfg *config.Config) string {
+	if a.flags.root != "" {
+		return a.flags.root
+	}
+	return cfg.Resolve(cfg.Workspace.Root)
+}
+
+// onMCPChange calls f whenever an MCP server's catalogue may have changed.
+func (a *app) onMCPChange(f func()) {
+	mcpMu.Lock()
+	defer mcpMu.Unlock()
+	for _, p := range mcpProviders[a] {
+		p.OnChange(f)
+	}
+}
+
+// mcpNotes tells `quiver tools` which MCP tools were left out, and why.
+func mcpNotes(a *app) []string {
+	mcpMu.Lock()
+	defer mcpMu.Unlock()
+	var lines []string
+	for _, p := range mcpProviders[a] {
+		for _, s := range p.Skipped() {
+			lines = append(lines, fmt.Sprintf("provider %s left out %s", p.ID(), s))
+		}
+	}
+	return lines
+}
