@@ -67,12 +67,19 @@ func parsePath(p string) ([]segment, error) {
 	if len(segs) == 0 {
 		return nil, fmt.Errorf("json path %q names the arguments object itself", p)
 	}
+	if segs[0].index >= 0 {
+		return nil, fmt.Errorf("json path %q indexes the arguments, which are an object", p)
+	}
 	return segs, nil
 }
 
-// maxIndex bounds array indexes, so that a bad path cannot make the driver
-// allocate a huge array.
-const maxIndex = 1 << 16
+// maxIndex bounds array indexes, and maxNodes the values one call may
+// create, so that paths a model makes up cannot make the driver allocate
+// without bound.
+const (
+	maxIndex = 1 << 16
+	maxNodes = 1 << 17
+)
 
 // node is a JSON value under construction. Object members keep the order
 // they arrived in.
@@ -87,8 +94,8 @@ type node struct {
 }
 
 // lookup returns the node at segs below n, creating objects, arrays and
-// missing elements on the way.
-func (n *node) lookup(segs []segment) (*node, error) {
+// missing elements on the way; *budget counts down the nodes it may create.
+func (n *node) lookup(segs []segment, budget *int) (*node, error) {
 	cur := n
 	for _, s := range segs {
 		if s.index < 0 {
@@ -103,6 +110,9 @@ func (n *node) lookup(segs []segment) (*node, error) {
 			}
 			next := cur.kids[s.key]
 			if next == nil {
+				if *budget--; *budget < 0 {
+					return nil, errTooLarge
+				}
 				next = &node{}
 				cur.kids[s.key] = next
 				cur.keys = append(cur.keys, s.key)
@@ -116,13 +126,20 @@ func (n *node) lookup(segs []segment) (*node, error) {
 			}
 			cur.kind = 'a'
 		}
-		for len(cur.elems) <= s.index {
-			cur.elems = append(cur.elems, &node{})
+		if grow := s.index + 1 - len(cur.elems); grow > 0 {
+			if *budget -= grow; *budget < 0 {
+				return nil, errTooLarge
+			}
+			for len(cur.elems) <= s.index {
+				cur.elems = append(cur.elems, &node{})
+			}
 		}
 		cur = cur.elems[s.index]
 	}
 	return cur, nil
 }
+
+var errTooLarge = fmt.Errorf("the arguments grow past %d values", maxNodes)
 
 // set stores one partial argument's value in n, appending a string to the
 // previous one when appendString says so.

@@ -46,6 +46,7 @@ type streamCall struct {
 	args  node
 	paths map[string][]segment // parsed once per path: a long string arrives as many values on one path
 	cont  map[string]bool      // paths whose last value said willContinue
+	left  int                  // values the call may still create (see maxNodes)
 	err   error
 }
 
@@ -124,7 +125,7 @@ func (a *Accumulator) functionCall(fc *genai.FunctionCall, sig []byte, emit func
 			a.whole(fc, sig, emit)
 			return nil
 		}
-		a.open = &streamCall{pos: len(a.calls), id: fc.ID, name: fc.Name, sig: sig, paths: map[string][]segment{}, cont: map[string]bool{}}
+		a.open = &streamCall{pos: len(a.calls), id: fc.ID, name: fc.Name, sig: sig, paths: map[string][]segment{}, cont: map[string]bool{}, left: maxNodes}
 		a.calls = append(a.calls, driver.ToolCall{ID: fc.ID, Name: fc.Name})
 		emit(driver.Event{Type: driver.EventToolCallStart, Index: a.open.pos, ToolCall: driver.ToolCall{ID: fc.ID, Name: fc.Name}})
 	}
@@ -159,7 +160,7 @@ func (c *streamCall) apply(pa *genai.PartialArg) {
 		}
 		c.paths[pa.JsonPath] = segs
 	}
-	n, err := c.args.lookup(segs)
+	n, err := c.args.lookup(segs, &c.left)
 	if err != nil {
 		c.err = fmt.Errorf("json path %q: %w", pa.JsonPath, err)
 		return
