@@ -1,0 +1,417 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/outputcache"
+	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
+)
+
+//go:embed exec_command.md
+var execCommandDescription string
+
+// ExecCommandInput is exec_command's input.
+type ExecCommandInput struct {
+	Command     string   `json:"command,omitempty" jsonschema:"a bash command line, run by Quiver's shell; give this or argv, not both"`
+	Argv        []string `json:"argv,omitempty" jsonschema:"a program and its arguments, run directly without a shell; give this or command, not both"`
+	Workdir     string   `json:"workdir,omitempty" jsonschema:"the directory to run in, relative to the workspace root (default: the root)"`
+	TimeoutSecs *int     `json:"timeout_secs,omitempty" jsonschema:"seconds before the command and everything it started are killed (default 120, at most 600)" minimum:"1"`
+	Env         []string `json:"env,omitempty" jsonschema:"extra environment variables, each NAME=VALUE"`
+	Background  bool     `json:"background,omitempty" jsonschema:"start the command and return a job id at once; read it with exec_output, stop it with exec_kill"`
+}
+
+// ExecCommandOutput is exec_command's typed output.
+type ExecCommandOutput struct {
+	ExitCode   int           `json:"exit_code"`
+	Output     string        `json:"output"` // stdout and stderr interleaved; head and tail with a marker when Truncated
+	DurationMS int64         `json:"duration_ms"`
+	Truncated  bool          `json:"truncated"`
+	TotalBytes int64         `json:"total_bytes"`
+	OutputRef  string        `json:"output_ref,omitempty"`  // the whole output in the output cache
+	OutputFile string        `json:"output_file,omitempty"` // the whole output in a file, when there is no output cache
+	Refused    []ExecRefusal `json:"refused,omitempty"`
+	JobID      string        `json:"job_id,omitempty"` // background: the job's id
+	Status     string        `json:"status,omitempty"` // background: "running"
+}
+
+// ExecRefusal is a command (or a write) the policy refused while the command
+// line ran; the run stopped there.
+type ExecRefusal struct {
+	Command string `json:"command"`
+	Reason  string `json:"reason"`
+}
+
+// ExecCommand is a typed reference to exec_command, for quiver.Call.
+var ExecCommand = tool.RefTo[ExecCommandInput, *ExecCommandOutput]("exec_command")
+
+// ExecConfig configures exec_command and its jobs. A host sets it through
+// [ExecConfigKey]; zero fields take their defaults.
+type ExecConfig struct {
+	DefaultTimeout time.Duration // 120 s
+	MaxTimeout     time.Duration // 600 s; also the longest exec_output wait
+	// EnvAllow names variables of the host's environment passed on to
+	// commands besides the built-in allowlist (PATH, HOME, USER, LANG,
+	// TERM, TMPDIR...): names, or patterns such as "GO*".
+	EnvAllow []string
+}
+
+// ExecConfigKey is the dependency key of exec_command's configuration.
+var ExecConfigKey = tool.Key[ExecConfig]{ID: "quiver.exec.config", Shared: true,
+	Create: func(context.Context) (ExecConfig, error) { return ExecConfig{}.withDefaults(), nil }}
+
+func (c ExecConfig) withDefaults() ExecConfig {
+	if c.DefaultTimeout <= 0 {
+		c.DefaultTimeout = 120 * time.Second
+	}
+	if c.MaxTimeout <= 0 {
+		c.MaxTimeout = 600 * time.Second
+	}
+	c.DefaultTimeout = min(c.DefaultTimeout, c.MaxTimeout)
+	return c
+}
+
+// jobsKey is the toolkit-wide registry of background jobs. It is Shared, so
+// jobs live as long as the toolkit, and an io.Closer, so the toolkit's
+// Close kills them.
+var jobsKey = tool.Key[*shell.Jobs]{ID: "quiver.exec.jobs", Shared: true,
+	Create: func(context.Context) (*shell.Jobs, error) { return shell.NewJobs(), nil }}
+
+func init() {
+	register(newExecCommand)
+	registerAlias(Alias{Name: "run_command", Target: "exec_command", Renames: map[string]string{"working_dir": "workdir"}})
+}
+
+func newExecCommand() *tool.Tool {
+	return tool.Func("exec_command", execCommandDescription, execCommand,
+		tool.WithRisk(tool.RiskHigh),
+		tool.WithAnnotations(tool.Annotations{Destructive: true, OpenWorld: true}),
+		tool.WithCallRisk(execRisk),
+		tool.WithSubjects(func(in ExecCommandInput) []tool.Subject {
+			return []tool.Subject{{Kind: tool.SubjectCommand, Value: in.line()}}
+		}))
+}
+
+// execRisk rates a call low when every command in it plainly only reads
+// and it changes no variable that changes what programs do.
+func execRisk(in ExecCommandInput) tool.Risk {
+	for _, kv := range in.Env {
+		if name, _, _ := strings.Cut(kv, "="); shell.UnsafeEnv(name) || name == "PATH" {
+			return tool.RiskHigh
+		}
+	}
+	readOnly := false
+	switch {
+	case in.Argv != nil && in.Command == "":
+		readOnly = shell.ReadOnlyArgv(in.Argv, nil)
+	case in.Argv == nil:
+		readOnly = shell.ReadOnlyCommand(in.Command, nil)
+	}
+	if readOnly {
+		return tool.RiskLow
+	}
+	return tool.RiskHigh
+}
+
+// line is the call's command as one shell line: the command, or argv quoted.
+func (in ExecCommandInput) line() string {
+	if in.Argv != nil {
+		return shell.Join(in.Argv)
+	}
+	return in.Command
+}
+
+func execCommand(ctx context.Context, tc tool.Context, in ExecCommandInput) (*ExecCommandOutput, error) {
+	cfg, err := tool.Resolve(ctx, tc, ExecConfigKey)
+	if err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	timeout, err := checkExecInput(in, cfg)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := execSpec(ctx, tc, in, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if in.Background {
+		return startJob(ctx, tc, spec, in)
+	}
+	return runForeground(ctx, tc, spec, timeout)
+}
+
+// checkExecInput refuses bad input with the field it concerns, and returns
+// the timeout.
+func checkExecInput(in ExecCommandInput, cfg ExecConfig) (time.Duration, error) {
+	switch {
+	case in.Command != "" && in.Argv != nil:
+		return 0, tool.Errorf(tool.CodeInvalidArguments, "give either \"command\" (a shell line) or \"argv\" (a program and its arguments), not both")
+	case in.Command == "" && in.Argv == nil:
+		return 0, tool.Errorf(tool.CodeInvalidArguments, "give \"command\" (a shell line) or \"argv\" (a program and its arguments)")
+	case in.Argv == nil && strings.TrimSpace(in.Command) == "":
+		return 0, tool.Errorf(tool.CodeInvalidArguments, "field \"command\" is empty; give the command line to run")
+	case in.Argv != nil && (len(in.Argv) == 0 || in.Argv[0] == ""):
+		return 0, tool.Errorf(tool.CodeInvalidArguments, "field \"argv\" must start with the program to run")
+	case strings.IndexByte(in.Command, 0) >= 0:
+		return 0, tool.Errorf(tool.CodeInvalidArguments, "field \"command\" contains a NUL byte")
+	}
+	for i, a := range in.Argv {
+		if strings.IndexByte(a, 0) >= 0 {
+			return 0, tool.Errorf(tool.CodeInvalidArguments, "field \"argv\"[%d] contains a NUL byte", i)
+		}
+	}
+	for i, kv := range in.Env {
+		if !shell.ValidEnvEntry(kv) {
+			return 0, tool.Errorf(tool.CodeInvalidArguments, "field \"env\"[%d] %q is not NAME=VALUE with a name of letters, digits and _ (not starting with a digit)", i, kv)
+		}
+	}
+	if in.Argv == nil {
+		if _, err := shell.Parse(in.Command); err != nil {
+			return 0, tool.Errorf(tool.CodeInvalidArguments, "field \"command\": shell syntax error at %v", err)
+		}
+	}
+	timeout := cfg.DefaultTimeout
+	if in.TimeoutSecs != nil {
+		secs := *in.TimeoutSecs
+		if secs < 1 || time.Duration(secs)*time.Second > cfg.MaxTimeout {
+			return 0, tool.Errorf(tool.CodeInvalidArguments, "field \"timeout_secs\" is %d; give a number of seconds from 1 to %d", secs, int(cfg.MaxTimeout/time.Second))
+		}
+		timeout = time.Duration(secs) * time.Second
+	}
+	return timeout, nil
+}
+
+// execSpec builds the run's spec: the gate (without one nothing runs), the
+// working directory inside the workspace, the environment.
+func execSpec(ctx context.Context, tc tool.Context, in ExecCommandInput, cfg ExecConfig) (shell.Spec, error) {
+	gate, err := tool.Resolve(ctx, tc, tool.CommandGateKey)
+	if err != nil {
+		return shell.Spec{}, tool.Errorf(tool.CodeToolNotAllowed, "exec_command runs commands only under the toolkit's command gate (its policy), and none is provided; nothing was run")
+	}
+	ws, err := workspace.From(ctx, tc)
+	if err != nil {
+		return shell.Spec{}, err
+	}
+	dir, err := execDir(ws, in.Workdir)
+	if err != nil {
+		return shell.Spec{}, err
+	}
+	base := shell.HostEnv(cfg.EnvAllow)
+	return shell.Spec{Command: in.Command, Argv: in.Argv, Dir: dir, Env: shell.MergeEnv(base, in.Env),
+		BaseEnv: base, Workspace: ws, Gate: gate}, nil
+}
+
+// execDir returns the absolute directory to run in: workdir, which must be
+// a directory inside the workspace.
+func execDir(ws *workspace.Workspace, workdir string) (string, error) {
+	if workdir == "" {
+		return ws.Dir(), nil
+	}
+	rel, err := ws.Rel(workdir)
+	if err != nil {
+		return "", fieldError("workdir", err)
+	}
+	fi, err := ws.Stat(rel)
+	switch {
+	case err != nil && isNotExist(err):
+		return "", tool.Errorf(tool.CodeInvalidArguments, "field \"workdir\": directory %s does not exist", rel)
+	case err != nil:
+		return "", fieldError("workdir", err)
+	case !fi.IsDir():
+		return "", tool.Errorf(tool.CodeInvalidArguments, "field \"workdir\": %s is not a directory", rel)
+	}
+	if filepath.IsAbs(rel) {
+		return rel, nil
+	}
+	return filepath.Join(ws.Dir(), filepath.FromSlash(rel)), nil
+}
+
+// fieldError prefixes a workspace error's message with the field it came
+// from, keeping its code.
+func fieldError(field string, err error) error {
+	te := tool.AsError(err)
+	return &tool.Error{Code: te.Code, Message: fmt.Sprintf("field %q: %s", field, te.Message), Retriable: te.Retriable, Err: err}
+}
+
+// outputLocation is where the whole output went: a ref in the output cache
+// or a file.
+type outputLocation struct {
+	ref, file string
+}
+
+// runForeground runs the command to its end (or its timeout) and returns
+// its output's head and tail, the whole output stored behind a ref or in a
+// file when it outgrew the budget.
+func runForeground(ctx context.Context, tc tool.Context, spec shell.Spec, timeout time.Duration) (*ExecCommandOutput, error) {
+	var where outputLocation
+	spool := shell.NewSpool(shell.DefaultBudget, func() (io.WriteCloser, error) { return openSink(ctx, tc, &where) })
+	spec.Output = spool
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	outcome, err := shell.Run(runCtx, spec)
+	closeErr := spool.Close()
+	if err != nil {
+		return nil, runError(err)
+	}
+	view := spool.View()
+	out := &ExecCommandOutput{ExitCode: outcome.ExitCode, DurationMS: outcome.Duration.Milliseconds(),
+		Truncated: view.Truncated, TotalBytes: view.TotalBytes, Refused: refusals(outcome.Refused)}
+	if view.Stored && closeErr == nil {
+		out.OutputRef, out.OutputFile = where.ref, where.file
+	}
+	out.Output = composeOutput(view, out.OutputRef, out.OutputFile, closeErr)
+	switch outcome.Stop {
+	case shell.TimedOut:
+		if ctx.Err() == nil {
+			return nil, stoppedError(tool.CodeTimeout, fmt.Sprintf("the command did not finish within %s; it and every process it started were killed", timeout), out)
+		}
+		return nil, stoppedError(tool.CodeTimeout, "the call's deadline passed; the command and every process it started were killed", out)
+	case shell.Cancelled, shell.Killed:
+		return nil, stoppedError(tool.CodeCancelled, "the call was cancelled; the command and every process it started were killed", out)
+	}
+	return out, nil
+}
+
+// openSink opens where the whole output goes once it outgrows the budget:
+// the output cache when the toolkit has one, else a temporary file.
+func openSink(ctx context.Context, tc tool.Context, where *outputLocation) (io.WriteCloser, error) {
+	if store, err := tool.Resolve(ctx, tc, outputcache.Key); err == nil && store != nil {
+		w, err := store.Create(ctx, outputcache.Info{Tool: tc.Tool, CallID: tc.CallID})
+		if err != nil {
+			return nil, fmt.Errorf("output cache: %w", err)
+		}
+		where.ref = w.Ref()
+		return w, nil
+	}
+	f, err := os.CreateTemp("", "quiver-exec-*.log")
+	if err != nil {
+		return nil, fmt.Errorf("temporary file: %w", err)
+	}
+	where.file = f.Name()
+	return f, nil
+}
+
+// composeOutput is the output a model sees: whole, or head and tail with a
+// marker saying what was left out and where the whole output is.
+func composeOutput(v shell.View, ref, file string, storeErr error) string {
+	if !v.Truncated {
+		return v.Head
+	}
+	omitted := fmt.Sprintf("%d bytes", v.OmittedBytes)
+	if v.OmittedLines >= 0 {
+		omitted = fmt.Sprintf("%d lines (%d bytes)", v.OmittedLines, v.OmittedBytes)
+	}
+	var where string
+	switch {
+	case ref != "":
+		where = "full output: ref=" + ref + ", read it with tool_output_cache or search it with tool_output_cache_grep"
+	case file != "":
+		where = "full output in the file " + file
+	case storeErr != nil || v.StoreErr != nil:
+		err := v.StoreErr
+		if err == nil {
+			err = storeErr
+		}
+		where = "the full output could not be kept: " + err.Error()
+	default:
+		where = "the full output was not kept"
+	}
+	head := v.Head
+	if head != "" && !strings.HasSuffix(head, "\n") {
+		head += "\n"
+	}
+	return head + "[... " + omitted + " omitted; " + where + " ...]\n" + v.Tail
+}
+
+func refusals(rs []shell.Refusal) []ExecRefusal {
+	var out []ExecRefusal
+	for _, r := range rs {
+		out = append(out, ExecRefusal{Command: r.Command, Reason: r.Reason})
+	}
+	return out
+}
+
+// stoppedError is the TIMEOUT or CANCELLED error of a command that was
+// killed: its message carries the output so far, its details the rest.
+func stoppedError(code tool.Code, what string, out *ExecCommandOutput) error {
+	msg := what + ". Output so far:\n" + out.Output
+	if out.Output == "" {
+		msg = what + ". It printed nothing."
+	}
+	e := tool.Errorf(code, "%s", msg).
+		WithDetail("output", out.Output).
+		WithDetail("duration_ms", out.DurationMS).
+		WithDetail("total_bytes", out.TotalBytes)
+	if out.OutputRef != "" {
+		e.WithDetail("output_ref", out.OutputRef)
+	}
+	if out.OutputFile != "" {
+		e.WithDetail("output_file", out.OutputFile)
+	}
+	return e
+}
+
+// runError maps a failure to set a run up to a tool error.
+func runError(err error) error {
+	var se *shell.SyntaxError
+	if errors.As(err, &se) {
+		return tool.Errorf(tool.CodeInvalidArguments, "field \"command\": shell syntax error at %v", se)
+	}
+	return tool.Errorf(tool.CodeExecutionFailed, "could not start the command: %w", err)
+}
+
+// startJob starts the command in the background and returns its job id.
+func startJob(ctx context.Context, tc tool.Context, spec shell.Spec, in ExecCommandInput) (*ExecCommandOutput, error) {
+	jobs, err := tool.Resolve(ctx, tc, jobsKey)
+	if err != nil {
+		return nil, err
+	}
+	var timeout time.Duration
+	if in.TimeoutSecs != nil {
+		timeout = time.Duration(*in.TimeoutSecs) * time.Second
+	}
+	job, err := jobs.Start(ctx, spec, timeout)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeExecutionFailed, "could not start the job: %w", err)
+	}
+	return &ExecCommandOutput{JobID: job.ID, Status: "running", ExitCode: -1}, nil
+}
+
+// Render is the model's view: the status line, any refusals, the output.
+func (o *ExecCommandOutput) Render() tool.Result {
+	var b strings.Builder
+	if o.JobID != "" {
+		fmt.Fprintf(&b, "Started background job %s. Read its output with exec_output {\"job_id\": %q}; stop it with exec_kill.", o.JobID, o.JobID)
+		return tool.Text(b.String())
+	}
+	fmt.Fprintf(&b, "exit code %d · %s", o.ExitCode, formatDuration(o.DurationMS))
+	if o.Truncated {
+		fmt.Fprintf(&b, " · %d bytes of output, trimmed", o.TotalBytes)
+	}
+	b.WriteByte('\n')
+	for _, r := range o.Refused {
+		fmt.Fprintf(&b, "REFUSED %s: %s (the run stopped here)\n", r.Command, r.Reason)
+	}
+	if o.Output == "" {
+		b.WriteString("(no output)")
+	} else {
+		b.WriteString(o.Output)
+	}
+	res := tool.Text(b.String())
+	res.OutputRef = o.OutputRef
+	return res
+}
+
+func formatDuration(ms int64) string {
+	return (time.Duration(ms) * time.Millisecond).String()
+}

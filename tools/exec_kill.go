@@ -1,0 +1,42 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/tool"
+)
+
+//go:embed exec_kill.md
+var execKillDescription string
+
+// ExecKillInput is exec_kill's input.
+type ExecKillInput struct {
+	JobID string `json:"job_id" jsonschema:"the job id exec_command returned for a background command" minLength:"1"`
+}
+
+// ExecKill is a typed reference to exec_kill, for quiver.Call.
+var ExecKill = tool.RefTo[ExecKillInput, *ExecJobOutput]("exec_kill")
+
+func init() { register(newExecKill) }
+
+// exec_kill only stops what exec_command started in this toolkit: low risk,
+// but not read-only (the read-only scope keeps it out along with exec).
+func newExecKill() *tool.Tool {
+	return tool.Func("exec_kill", execKillDescription, execKill,
+		tool.WithRisk(tool.RiskLow),
+		tool.WithAnnotations(tool.Annotations{Idempotent: true}))
+}
+
+func execKill(ctx context.Context, tc tool.Context, in ExecKillInput) (*ExecJobOutput, error) {
+	job, err := findJob(ctx, tc, in.JobID)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := job.Kill(shell.DefaultBudget)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeExecutionFailed, "%w", err)
+	}
+	return jobOutput(snap), nil
+}

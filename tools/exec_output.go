@@ -1,0 +1,136 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/tool"
+)
+
+//go:embed exec_output.md
+var execOutputDescription string
+
+// ExecOutputInput is exec_output's input.
+type ExecOutputInput struct {
+	JobID    string `json:"job_id" jsonschema:"the job id exec_command returned for a background command" minLength:"1"`
+	WaitSecs *int   `json:"wait_secs,omitempty" jsonschema:"wait up to this many seconds for the job to finish before answering (default 0: answer at once)" minimum:"0"`
+}
+
+// ExecJobOutput is the state of a background job and the output it printed
+// since it was last read; exec_output and exec_kill return it.
+type ExecJobOutput struct {
+	JobID     string        `json:"job_id"`
+	Command   string        `json:"command"`
+	Status    string        `json:"status"`              // running, exited, killed, timeout, refused, failed
+	ExitCode  *int          `json:"exit_code,omitempty"` // once exited
+	Output    string        `json:"output"`              // new since the last read; head and tail with a marker when Truncated
+	Truncated bool          `json:"truncated"`
+	NewBytes  int64         `json:"new_bytes"`
+	LogFile   string        `json:"log_file"` // the job's whole output
+	ElapsedMS int64         `json:"elapsed_ms"`
+	Refused   []ExecRefusal `json:"refused,omitempty"`
+	Error     string        `json:"error,omitempty"` // the job could not start
+}
+
+// ExecOutput is a typed reference to exec_output, for quiver.Call.
+var ExecOutput = tool.RefTo[ExecOutputInput, *ExecJobOutput]("exec_output")
+
+func init() { register(newExecOutput) }
+
+func newExecOutput() *tool.Tool {
+	return tool.Func("exec_output", execOutputDescription, execOutput, tool.ReadOnly())
+}
+
+func execOutput(ctx context.Context, tc tool.Context, in ExecOutputInput) (*ExecJobOutput, error) {
+	cfg, err := tool.Resolve(ctx, tc, ExecConfigKey)
+	if err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	var wait time.Duration
+	if in.WaitSecs != nil {
+		secs := *in.WaitSecs
+		if secs < 0 || time.Duration(secs)*time.Second > cfg.MaxTimeout {
+			return nil, tool.Errorf(tool.CodeInvalidArguments, "field \"wait_secs\" is %d; give a number of seconds from 0 to %d", secs, int(cfg.MaxTimeout/time.Second))
+		}
+		wait = time.Duration(secs) * time.Second
+	}
+	job, err := findJob(ctx, tc, in.JobID)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := job.Wait(ctx, wait, shell.DefaultBudget)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeExecutionFailed, "%w", err)
+	}
+	return jobOutput(snap), nil
+}
+
+// findJob returns the toolkit's job with id.
+func findJob(ctx context.Context, tc tool.Context, id string) (*shell.Job, error) {
+	jobs, err := tool.Resolve(ctx, tc, jobsKey)
+	if err != nil {
+		return nil, err
+	}
+	job, err := jobs.Get(id)
+	if errors.Is(err, shell.ErrUnknownJob) {
+		return nil, tool.Errorf(tool.CodeInvalidArguments, "field \"job_id\": there is no job %q; exec_command with background: true returns job ids (finished jobs are forgotten after a while, and all of them when the toolkit closes)", id)
+	}
+	return job, err
+}
+
+// jobOutput turns a job's snapshot into the tool's output.
+func jobOutput(s shell.Snapshot) *ExecJobOutput {
+	out := &ExecJobOutput{JobID: s.ID, Command: s.Command, Status: "running", LogFile: s.LogFile,
+		ElapsedMS: s.Elapsed.Milliseconds(), Truncated: s.Output.Truncated, NewBytes: s.Output.TotalBytes}
+	out.Output = composeOutput(s.Output, "", s.LogFile, nil)
+	if s.Running {
+		return out
+	}
+	out.Refused = refusals(s.Outcome.Refused)
+	switch {
+	case s.Err != nil:
+		out.Status, out.Error = "failed", s.Err.Error()
+		return out
+	case s.Outcome.Stop == shell.Finished:
+		out.Status = "exited"
+	case s.Outcome.Stop == shell.TimedOut:
+		out.Status = "timeout"
+	case s.Outcome.Stop == shell.Refused:
+		out.Status = "refused"
+	default:
+		out.Status = "killed"
+	}
+	if s.Outcome.ExitCode >= 0 {
+		code := s.Outcome.ExitCode
+		out.ExitCode = &code
+	}
+	return out
+}
+
+// Render is the model's view: the job's status line and its new output.
+func (o *ExecJobOutput) Render() tool.Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s): %s", o.JobID, o.Command, o.Status)
+	if o.ExitCode != nil {
+		fmt.Fprintf(&b, ", exit code %d", *o.ExitCode)
+	}
+	fmt.Fprintf(&b, " · %s\n", formatDuration(o.ElapsedMS))
+	if o.Error != "" {
+		fmt.Fprintf(&b, "error: %s\n", o.Error)
+	}
+	for _, r := range o.Refused {
+		fmt.Fprintf(&b, "REFUSED %s: %s (the run stopped here)\n", r.Command, r.Reason)
+	}
+	if o.Output == "" {
+		b.WriteString("(no new output)")
+	} else {
+		b.WriteString(o.Output)
+	}
+	return tool.Text(b.String())
+}
