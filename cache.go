@@ -2,14 +2,73 @@ package quiver
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/tool"
 )
 
-// cacheConfig holds the output cache step's settings.
-type cacheConfig struct{}
+// cacheConfig holds the output cache step's settings; Toolkit embeds it.
+type cacheConfig struct {
+	outputStore  outputcache.Store
+	outputBudget outputcache.Budget
+	outputSet    bool // WithOutputCache was given (a nil store then means "keep nothing")
+}
 
-func (tk *Toolkit) initCache() error { return nil }
+// WithOutputCache sets where oversized outputs are kept and how much of one
+// output a model's message may hold (zero fields of budget take the
+// defaults: 50 KiB, 2,000 lines, 2,000 characters per line; a negative
+// field means no limit on that measure).
+//
+// Without this option the toolkit keeps outputs in a memory store for its
+// life ([outputcache.NewMemoryStore]); the CLI and the MCP server pass a
+// [outputcache.DirStore], so that a later process can read a ref. A nil
+// store still trims, and the marker says the rest was not kept. The same
+// store is given to tools under [outputcache.Key]: exec_command streams
+// into it, tool_output_cache and tool_output_cache_grep read from it.
+func WithOutputCache(store outputcache.Store, budget outputcache.Budget) Option {
+	return func(tk *Toolkit) error {
+		tk.outputStore, tk.outputBudget, tk.outputSet = store, budget, true
+		return nil
+	}
+}
 
-// cacheStep stores oversized outputs and returns a trimmed view.
-func (tk *Toolkit) cacheStep(_ context.Context, _, _ string, res tool.Result) tool.Result { return res }
+// OutputCache returns the toolkit's output store (nil if the host set none),
+// for hosts that read a result's OutputRef themselves.
+func (tk *Toolkit) OutputCache() outputcache.Store { return tk.outputStore }
+
+// initCache settles the store and gives it to tools. A host override of
+// outputcache.Key wins over WithOutputCache and the default, so that the
+// cache step and the tools always share one store.
+func (tk *Toolkit) initCache() error {
+	if _, overridden := tk.overrides[outputcache.Key.ID]; overridden {
+		store, err := Dependency(context.Background(), tk, outputcache.Key)
+		if err != nil {
+			return fmt.Errorf("quiver: output cache: %w", err)
+		}
+		tk.outputStore = store
+		return nil
+	}
+	if !tk.outputSet {
+		tk.outputStore = outputcache.NewMemoryStore(outputcache.MemoryOptions{})
+	}
+	if tk.outputStore != nil {
+		tk.shared.Provide(outputcache.Key.ID, tk.outputStore)
+	}
+	return nil
+}
+
+// cacheStep is the pipeline's cache step: a rendered result over the
+// budget is stored whole and the model gets the head, the tail and a
+// marker naming the ref (see [outputcache.Trim]). The answers of
+// tool_output_cache and tool_output_cache_grep pass untouched. When the
+// store fails, the model still gets a trimmed view whose marker says the
+// rest was not kept, and the failure is logged: the call itself succeeded.
+func (tk *Toolkit) cacheStep(ctx context.Context, name, callID string, res tool.Result) tool.Result {
+	trimmed, err := outputcache.Trim(ctx, tk.outputStore, tk.outputBudget, name, callID, res)
+	if err != nil {
+		tk.logger.WarnContext(ctx, "output cache: the full output was not kept",
+			"tool", name, "call_id", callID, "error", err)
+	}
+	return trimmed
+}
