@@ -78,7 +78,11 @@ func (e *NotFoundError) Error() string {
 		b.WriteString(" No line of old_string occurs in the file; the file may have changed: read it again.")
 		return b.String()
 	}
-	fmt.Fprintf(&b, " The closest region is lines %d-%d:\n%s", e.Closest.First, e.Closest.Last, e.Closest.Numbered())
+	if e.Closest.First == e.Closest.Last {
+		fmt.Fprintf(&b, " The closest region is line %d:\n%s", e.Closest.First, e.Closest.Numbered())
+	} else {
+		fmt.Fprintf(&b, " The closest region is lines %d-%d:\n%s", e.Closest.First, e.Closest.Last, e.Closest.Numbered())
+	}
 	return b.String()
 }
 
