@@ -104,7 +104,7 @@ func (s *MemoryStore) Open(ctx context.Context, ref string) (*Output, error) {
 	e := s.entries[ref]
 	switch {
 	case e == nil:
-		return nil, fmt.Errorf("%s: %w (it may have been evicted to make room)", ref, ErrNotFound)
+		return nil, fmt.Errorf("%s: %w (this store lives in memory: the output may have been evicted to make room, or made by another process)", ref, ErrNotFound)
 	case !e.sealed:
 		return nil, fmt.Errorf("%s: %w", ref, ErrInProgress)
 	}

@@ -126,7 +126,7 @@ func TestToolOutputCacheRefusesBadInput(t *testing.T) {
 		{"a path as the ref", `{"ref_id":"../../etc/passwd"}`, tool.CodeInvalidArguments,
 			`ref_id "../../etc/passwd": not a reference id (ref ids look like out_ followed by 26 letters and digits); copy it from the marker of a trimmed output`},
 		{"an unknown ref", `{"ref_id":"out_aaaaaaaaaaaaaaaaaaaaaaaaaa"}`, tool.CodeInvalidArguments,
-			"ref_id out_aaaaaaaaaaaaaaaaaaaaaaaaaa: no stored output with this id (it may have been evicted to make room)"},
+			"ref_id out_aaaaaaaaaaaaaaaaaaaaaaaaaa: no stored output with this id (this store lives in memory: the output may have been evicted to make room, or made by another process)"},
 		{"an offset past the end", `{"ref_id":"` + ref + `","offset":11}`, tool.CodeInvalidArguments,
 			"offset 11 is past the end: output " + ref + " has 10 lines (offsets 1 to 10)"},
 		{"a negative limit", `{"ref_id":"` + ref + `","limit":-5}`, tool.CodeInvalidArguments, ""},
