@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +34,9 @@ func (p *Provider) start(ctx context.Context) (*conn, error) {
 	c := &conn{stderr: newTail(4 << 10), started: time.Now(), done: make(chan struct{})}
 	var transport sdk.Transport
 	if p.cfg.Command != "" {
+		if d := depth(); d >= MaxDepth {
+			return nil, fmt.Errorf("not started: Quiver is already %d MCP servers deep (%s=%d); does the server start Quiver with this same configuration?", d, depthVar, d)
+		}
 		c.cmd = p.command(c.stderr)
 		transport = &sdk.CommandTransport{Command: c.cmd, TerminateDuration: 2 * time.Second}
 	} else {
@@ -69,12 +73,27 @@ func (p *Provider) command(stderr *tail) *exec.Cmd {
 	for k, v := range p.cfg.Env {
 		cmd.Env = append(cmd.Env, k+"="+expand(v))
 	}
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", depthVar, depth()+1))
 	cmd.Stderr = &logLines{tail: stderr, log: p.log}
 	// A helper the server left running may hold its stderr open; do not
 	// wait for it past the server's own exit.
 	cmd.WaitDelay = 500 * time.Millisecond
 	setGroup(cmd)
 	return cmd
+}
+
+// MaxDepth bounds how deep stdio MCP servers may nest: a Quiver started as
+// a server whose configuration starts Quiver again would otherwise start
+// processes without end.
+const MaxDepth = 4
+
+// depthVar counts the stdio MCP servers between this process and the first
+// Quiver; every server started gets one more.
+const depthVar = "QUIVER_MCP_DEPTH"
+
+func depth() int {
+	d, _ := strconv.Atoi(os.Getenv(depthVar))
+	return d
 }
 
 // httpClient adds the configured headers to every request.

@@ -95,6 +95,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 }
 
 func TestListingKeepsSchemasWholeAndSkipsBadTools(t *testing.T) {
+	t.Parallel()
 	p := newProvider(t, testServer(t, "test", "tools"))
 	t.Cleanup(func() { p.Close() })
 	tools, err := p.Tools(t.Context())
@@ -136,6 +137,7 @@ func TestListingKeepsSchemasWholeAndSkipsBadTools(t *testing.T) {
 }
 
 func TestEnabledAndDisabledTools(t *testing.T) {
+	t.Parallel()
 	cfg := testServer(t, "test", "tools")
 	cfg.EnabledTools = []string{"d*", "fail", "image"}
 	cfg.DisabledTools = []string{"fail"}
@@ -159,6 +161,7 @@ func TestEnabledAndDisabledTools(t *testing.T) {
 }
 
 func TestCallsThroughThePipeline(t *testing.T) {
+	t.Parallel()
 	cfg := testServer(t, "test", "tools")
 	cfg.Timeout = 500 * time.Millisecond
 	tk := toolkit(t, newProvider(t, cfg))
@@ -197,6 +200,7 @@ func TestCallsThroughThePipeline(t *testing.T) {
 }
 
 func TestCrashedServerIsRestartedOnNextUse(t *testing.T) {
+	t.Parallel()
 	tk := toolkit(t, newProvider(t, testServer(t, "test", "tools")))
 	if _, err := tk.Invoke(t.Context(), "test__image", json.RawMessage(`{}`)); err != nil {
 		t.Fatal(err)
@@ -215,6 +219,7 @@ func TestCrashedServerIsRestartedOnNextUse(t *testing.T) {
 }
 
 func TestListChangedRefreshesTheCatalogue(t *testing.T) {
+	t.Parallel()
 	tk := toolkit(t, newProvider(t, testServer(t, "test", "tools")))
 	if _, err := tk.Invoke(t.Context(), "test__grown", json.RawMessage(`{}`)); tool.CodeOf(err) != tool.CodeToolNotFound {
 		t.Fatalf("grown before growing: %v", err)
@@ -239,6 +244,7 @@ func TestListChangedRefreshesTheCatalogue(t *testing.T) {
 }
 
 func TestFailingServersAreReportedAndContained(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, mode string
 		timeout    time.Duration
@@ -279,6 +285,7 @@ func TestFailingServersAreReportedAndContained(t *testing.T) {
 }
 
 func TestCloseStopsTheWholeProcessGroup(t *testing.T) {
+	t.Parallel()
 	cfg := testServer(t, "wrapped", "tools")
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	// The server leaves a child of its own running, which exiting does not
