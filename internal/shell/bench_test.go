@@ -1,0 +1,65 @@
+package shell
+
+import (
+	"context"
+	"io"
+	"os/exec"
+	"testing"
+)
+
+// The start-up overhead of a run against running the program directly:
+// BenchmarkRunArgvTrue / BenchmarkOSExecTrue is the argv path's ratio (goal
+// 1.5x), BenchmarkRunShellBinTrue / BenchmarkShCBinTrue and
+// BenchmarkRunShellTrue / BenchmarkShCTrue the shell path's (goal 2x).
+
+func BenchmarkOSExecTrue(b *testing.B) {
+	for b.Loop() {
+		if err := exec.Command("/bin/true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkShCTrue(b *testing.B) {
+	for b.Loop() {
+		if err := exec.Command("sh", "-c", "true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkShCBinTrue(b *testing.B) {
+	for b.Loop() {
+		if err := exec.Command("sh", "-c", "/bin/true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchRun(b *testing.B, spec Spec) {
+	spec.Output = io.Discard
+	ctx := context.Background()
+	for b.Loop() {
+		o, err := Run(ctx, spec)
+		if err != nil || o.ExitCode != 0 {
+			b.Fatalf("%+v %v", o, err)
+		}
+	}
+}
+
+func BenchmarkRunArgvTrue(b *testing.B) {
+	e := newRunEnv(b, "/bin/true")
+	spec := e.spec("")
+	spec.Argv = []string{"/bin/true"}
+	benchRun(b, spec)
+}
+
+func BenchmarkRunShellTrue(b *testing.B) {
+	e := newRunEnv(b)
+	benchRun(b, e.spec("true"))
+}
+
+func BenchmarkRunShellBinTrue(b *testing.B) {
+	e := newRunEnv(b, "/bin/true")
+	benchRun(b, e.spec("/bin/true"))
+}
