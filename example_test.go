@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
@@ -61,4 +62,23 @@ func ExampleToolkit_Invoke() {
 	// Output:
 	// 5
 	// INVALID_ARGUMENTS: field "b": required field is missing
+}
+
+// A host registers the shape it expects; the model checks its own output
+// with validate_output before it finishes.
+func ExampleToolkit_RegisterOutputType() {
+	tk, err := quiver.New(quiver.WithRoot(os.TempDir()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer tk.Close()
+	report := &jsonschema.Schema{Type: "object", Required: []string{"title"},
+		Properties: map[string]*jsonschema.Schema{"title": {Type: "string"}}}
+	if err := tk.RegisterOutputType("report", report); err != nil {
+		log.Fatal(err)
+	}
+	out, _ := tk.Invoke(context.Background(), "validate_output", map[string]any{"outputType": "report", "data": map[string]any{"title": 3}})
+	fmt.Println(out.Content.Output.(*tools.ValidateOutputOutput).Valid)
+	// Output:
+	// false
 }

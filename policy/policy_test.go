@@ -18,7 +18,7 @@ var (
 
 func cmd(s string) []tool.Subject  { return []tool.Subject{{Kind: tool.SubjectCommand, Value: s}} }
 func file(s string) []tool.Subject { return []tool.Subject{{Kind: tool.SubjectPath, Value: s}} }
-func link(s string) []tool.Subject  { return []tool.Subject{{Kind: tool.SubjectURL, Value: s}} }
+func link(s string) []tool.Subject { return []tool.Subject{{Kind: tool.SubjectURL, Value: s}} }
 
 func TestDecide(t *testing.T) {
 	p, err := New(Config{
@@ -137,8 +137,10 @@ func TestCommandGate(t *testing.T) {
 	lenient := p.CommandGate("exec_command", Verdict{Decision: Allow}, false, nil)
 	approved := p.CommandGate("exec_command", Verdict{Decision: Ask}, true, nil)
 	cases := []struct {
-		name    string
-		gate    interface{ CheckCommand(context.Context, []string) error }
+		name string
+		gate interface {
+			CheckCommand(context.Context, []string) error
+		}
 		argv    []string
 		allowed bool
 	}{

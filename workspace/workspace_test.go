@@ -132,11 +132,11 @@ func TestOpenFIFODoesNotHang(t *testing.T) {
 func TestRel(t *testing.T) {
 	ws, root, _ := tree(t)
 	for in, want := range map[string]string{
-		"a.txt":                         "a.txt",
-		"./a.txt":                       "a.txt",
-		"dir/../a.txt":                  "a.txt",
-		".":                             ".",
-		root:                            ".",
+		"a.txt":                          "a.txt",
+		"./a.txt":                        "a.txt",
+		"dir/../a.txt":                   "a.txt",
+		".":                              ".",
+		root:                             ".",
 		filepath.Join(root, "dir/b.txt"): "dir/b.txt",
 	} {
 		got, err := ws.Rel(in)

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/outputcache"
+	"github.com/quiverkit/quiver/tools"
+)
+
+func init() { wirings = append(wirings, wireOutput) }
+
+// wireOutput sets the output cache from [output] (the CLI's default store is
+// the directory store, so that a later `quiver call tool_output_cache`
+// reads a ref an earlier call made) and registers the [outputs.NAME]
+// schemas for validate_output.
+func wireOutput(a *app, cfg *config.Config) ([]quiver.Option, error) {
+	c := cfg.Output
+	budget := outputcache.Budget{MaxBytes: c.MaxBytes, MaxLines: c.MaxLines, MaxLineLength: c.MaxLineLength}
+	var store outputcache.Store
+	switch c.Store {
+	case "memory":
+		store = outputcache.NewMemoryStore(outputcache.MemoryOptions{MaxBytes: c.MaxTotalBytes})
+	default:
+		ds, err := outputcache.NewDirStore(outputcache.DirOptions{Dir: cfg.Resolve(c.Dir), MaxBytes: c.MaxTotalBytes,
+			MaxAge: time.Duration(c.MaxAgeHours) * time.Hour})
+		if err != nil {
+			return nil, fmt.Errorf("[output]: %w", err)
+		}
+		store = ds
+	}
+	opts := []quiver.Option{quiver.WithOutputCache(store, budget)}
+	if len(cfg.Outputs) == 0 {
+		return opts, nil
+	}
+	types := tools.NewOutputTypes()
+	for _, name := range slices.Sorted(maps.Keys(cfg.Outputs)) {
+		path := cfg.Resolve(cfg.Outputs[name].Schema)
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("[outputs.%s]: %w", name, err)
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("[outputs.%s]: %s: %w", name, path, err)
+		}
+		if err := types.Register(name, &s); err != nil {
+			return nil, fmt.Errorf("[outputs.%s]: %s: %w", name, path, err)
+		}
+	}
+	return append(opts, quiver.Override(tools.OutputTypesKey, func(ctx context.Context) (*tools.OutputTypes, error) { return types, nil })), nil
+}
