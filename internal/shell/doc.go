@@ -19,8 +19,10 @@
 // What a run guarantees: stdin is empty (/dev/null); stdout and stderr are one
 // pipe, so output interleaves as produced; every program goes into the run's
 // process group, which is killed on timeout, cancellation, refusal and at the
-// end of the run, so nothing it started outlives it (bar programs that leave
-// the group on purpose, such as setsid); output reaches a [Spool] (head and
+// end of the run, so nothing it started outlives it. Programs that leave the
+// group (setsid) are killed too when the run started them itself or when they
+// still hold its output; only a daemon that both left the group and let go of
+// the output escapes (Linux; elsewhere, what left the group); output reaches a [Spool] (head and
 // tail in memory, the whole in a sink) or a job's log file, never whole in
 // memory. Background commands live in [Jobs].
 //

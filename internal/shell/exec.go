@@ -184,6 +184,7 @@ func (st *runState) start(ctx context.Context, p procIO, path string, argv []str
 	}
 	if leader {
 		code, err := waitLeader(cmd.Process.Pid)
+		st.group.exited(cmd)
 		if err != nil {
 			fmt.Fprintf(p.stderr, "%s: %v\n", argv[0], err)
 			return 1

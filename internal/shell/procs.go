@@ -26,12 +26,17 @@ import (
 // is captured through a pipe os/exec copies) cannot lead the group, as its
 // Wait must run to collect the output: if no group exists yet it gets a
 // group of its own, killed as soon as it has been waited for.
+//
+// Every program the run started itself is also killed one by one (through
+// its pidfd, which cannot hit a reused pid): one that called setsid has left
+// the group, and the run must not wait on it for ever.
 type group struct {
-	mu     sync.Mutex
-	closed bool
-	pgid   int       // 0 until the leader starts
-	leader *exec.Cmd // unreaped until reap
-	own    map[int]bool
+	mu      sync.Mutex
+	closed  bool
+	pgid    int       // 0 until the leader starts
+	leader  *exec.Cmd // unreaped until reap
+	own     map[int]bool
+	running map[*exec.Cmd]bool
 }
 
 var errRunEnded = errors.New("the run has ended")
@@ -49,6 +54,10 @@ func (g *group) start(cmd *exec.Cmd) (leader bool, err error) {
 		return false, err
 	}
 	pid := cmd.Process.Pid
+	if g.running == nil {
+		g.running = map[*exec.Cmd]bool{}
+	}
+	g.running[cmd] = true
 	switch {
 	case g.pgid != 0:
 	case canLead && allFiles(cmd):
@@ -70,6 +79,7 @@ func (g *group) exited(cmd *exec.Cmd) {
 	pid := cmd.Process.Pid
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	delete(g.running, cmd)
 	if g.own[pid] {
 		syscall.Kill(-pid, syscall.SIGKILL)
 		delete(g.own, pid)
@@ -86,6 +96,9 @@ func (g *group) kill() {
 	}
 	for pid := range g.own {
 		syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	for cmd := range g.running {
+		cmd.Process.Kill()
 	}
 }
 

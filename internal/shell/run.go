@@ -69,6 +69,23 @@ type Outcome struct {
 
 var errRefused = errors.New("refused by the command gate")
 
+// strayWait is how long a run waits for the end of its output, once its
+// process group is dead, before looking for programs that left the group
+// with the output pipe open.
+const strayWait = 100 * time.Millisecond
+
+// done reports whether ch is closed within d.
+func done(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 // drainGrace is how long a run waits, once its processes are dead, for the
 // last output to arrive: a program that left the process group may hold the
 // pipe open for ever.
@@ -118,13 +135,17 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 	halt(errRunEnded)
 	stopKill()
 	st.group.kill()
-	st.joinBackground()
+	if !st.joinBackground(strayWait) {
+		killPipeHolders(pr)
+		st.joinBackground(drainGrace)
+	}
 	st.group.reap()
 
 	pw.Close()
-	select {
-	case <-copied:
-	case <-time.After(drainGrace):
+	if !done(copied, strayWait) {
+		// Something outside the dead process group still holds the output.
+		killPipeHolders(pr)
+		done(copied, drainGrace)
 	}
 	pr.Close() // unblocks the copy if a stray process still holds the pipe
 	<-copied
@@ -170,6 +191,7 @@ type runState struct {
 	mu      sync.Mutex
 	refused []Refusal
 	runner  *interp.Runner
+	joined  chan struct{} // closed when the background statements have ended
 }
 
 func (st *runState) refusals() []Refusal {
@@ -235,24 +257,24 @@ var waitStmt = func() *syntax.Stmt {
 	return f.Stmts[0]
 }()
 
-// joinBackground waits for the interpreter's background statements (cmd &)
-// to notice the run has ended — their processes are dead by now — so no
-// goroutine outlives the run. A statement stuck elsewhere is left behind
-// after a while rather than holding up the result.
-func (st *runState) joinBackground() {
+// joinBackground waits up to d for the interpreter's background statements
+// (cmd &) to notice the run has ended — their processes are dead by now —
+// so no goroutine outlives the run, and reports whether they all did. A
+// statement stuck elsewhere is left behind rather than holding up the
+// result.
+func (st *runState) joinBackground(d time.Duration) bool {
 	st.mu.Lock()
 	r := st.runner
 	st.mu.Unlock()
 	if r == nil {
-		return
+		return true
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		r.Run(context.Background(), waitStmt)
-	}()
-	select {
-	case <-done:
-	case <-time.After(drainGrace):
+	if st.joined == nil {
+		st.joined = make(chan struct{})
+		go func() {
+			defer close(st.joined)
+			r.Run(context.Background(), waitStmt)
+		}()
 	}
+	return done(st.joined, d)
 }

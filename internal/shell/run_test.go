@@ -415,6 +415,42 @@ func TestRunLeavesNoOrphans(t *testing.T) {
 	wantNoProcesses(t, "sleep 1000.28")
 }
 
+func TestRunKillsProgramsThatLeftTheGroup(t *testing.T) {
+	e := newRunEnv(t, "setsid", "sh", "sleep")
+	start := time.Now()
+	o, out := e.run("setsid sleep 1000.291 & sh -c 'setsid sleep 1000.292 &'; sleep 0.2")
+	if o.ExitCode != 0 || out != "" {
+		t.Errorf("%+v %q", o, out)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the run took %v: it waited for the strays' output", d)
+	}
+	wantNoProcesses(t, "sleep 1000.29")
+}
+
+func TestRunTimeoutKillsAProgramThatLeftTheGroup(t *testing.T) {
+	// /bin/true leads the group, so setsid needs no fork: the program the
+	// run waits for is the one that left the group.
+	e := newRunEnv(t, "/bin/true", "setsid", "sh", "sleep")
+	start := time.Now()
+	o, _ := e.runSpec(e.spec("/bin/true; setsid sleep 1000.295; sh -c 'setsid sleep 1000.296'"), 500*time.Millisecond)
+	if o.Stop != TimedOut {
+		t.Errorf("%+v", o)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the run took %v to stop", d)
+	}
+	wantNoProcesses(t, "sleep 1000.29")
+}
+
+func TestRunTimeoutStopsABuiltinLoop(t *testing.T) {
+	e := newRunEnv(t)
+	o, _ := e.runSpec(e.spec("while true; do :; done"), 300*time.Millisecond)
+	if o.Stop != TimedOut {
+		t.Errorf("%+v", o)
+	}
+}
+
 func TestRunCaptureIsBounded(t *testing.T) {
 	e := newRunEnv(t, "yes", "echo")
 	o, out := e.run("x=$(yes); echo ${#x}")
@@ -437,7 +473,7 @@ func TestRunKeepsTheHostHealthy(t *testing.T) {
 		case 2:
 			e.run("echo x | cat >/dev/null; x=$(sh -c 'echo y')")
 		case 3:
-			e.run("sleep 1000.291 & no-such-program-quiver")
+			e.run("sleep 1000.391 & no-such-program-quiver")
 		case 4:
 			e.run("rm refused")
 		}
@@ -447,7 +483,7 @@ func TestRunKeepsTheHostHealthy(t *testing.T) {
 	for i := range 200 {
 		run(i)
 	}
-	wantNoProcesses(t, "sleep 1000.291")
+	wantNoProcesses(t, "sleep 1000.391")
 	deadline := time.Now().Add(3 * time.Second)
 	for runtime.NumGoroutine() > goroutines && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)

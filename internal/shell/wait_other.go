@@ -2,7 +2,10 @@
 
 package shell
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 // canLead: elsewhere every program gets a process group of its own, killed
 // when it has been waited for, and again when the run ends.
@@ -11,3 +14,6 @@ const canLead = false
 func waitLeader(pid int) (int, error) {
 	return 0, errors.New("waitLeader: not supported on this system")
 }
+
+// killPipeHolders does nothing here: finding who holds a pipe needs /proc.
+func killPipeHolders(*os.File) {}
