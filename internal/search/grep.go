@@ -1,0 +1,179 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"sync/atomic"
+
+	"github.com/quiverkit/quiver/workspace"
+)
+
+// GrepRequest is one search over a workspace.
+type GrepRequest struct {
+	Matcher     *Matcher
+	Start       string    // directory or file, relative to the workspace root
+	Filter      *PathGlob // only files it matches, relative to Start (nil: all)
+	Walk        WalkOptions
+	MaxFileSize int64 // files larger than this are skipped and counted; 0: no limit
+}
+
+// GrepStats counts what a grep saw besides its results.
+type GrepStats struct {
+	WalkStats
+	Searched int64 // files read
+	Binary   int64 // files in which a NUL byte ended the search
+	TooLarge int64 // files skipped for MaxFileSize
+}
+
+// Grep searches every file below req.Start and feeds the results to c.
+func Grep(ctx context.Context, ws *workspace.Workspace, req GrepRequest, c *Collector) (GrepStats, error) {
+	var searched, binary, tooLarge atomic.Int64
+	newVisit := func() VisitFunc {
+		s := newFileSearcher(req.Matcher, c)
+		return func(e *Entry) error {
+			if !e.IsRegular() {
+				return nil // symlinks are not followed unless the walk follows them; devices and FIFOs never
+			}
+			if req.Filter != nil && !req.Filter.Match(relTo(req.Start, e.Rel), e.Name) {
+				return nil
+			}
+			f, err := e.open(ws)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if req.MaxFileSize > 0 && f.Size() > req.MaxFileSize {
+				tooLarge.Add(1)
+				return nil
+			}
+			searched.Add(1)
+			res, isBinary, err := s.search(ctx, e.Rel, f)
+			if isBinary {
+				binary.Add(1)
+			}
+			if err != nil {
+				return err
+			}
+			c.Add(res)
+			if c.mode == ModeFiles && c.quitEarly() {
+				return fs.SkipAll
+			}
+			return nil
+		}
+	}
+	ws2, err := Walk(ctx, ws, req.Start, req.Walk, newVisit)
+	return GrepStats{WalkStats: ws2, Searched: searched.Load(), Binary: binary.Load(), TooLarge: tooLarge.Load()}, err
+}
+
+// quitEarly is never true: totals are exact, so every file is searched. It
+// is the one place to change if a caller ever wants a first-N search.
+func (c *Collector) quitEarly() bool { return false }
+
+// fileReader is an open regular file.
+type fileReader interface {
+	io.ReadCloser
+	Size() int64
+}
+
+// open opens e for reading: by its directory's descriptor, or through the
+// workspace for a start path or a followed link.
+func (e *Entry) open(ws *workspace.Workspace) (fileReader, error) {
+	if e.dir != nil && !e.followed {
+		return e.dir.sys.openFile(e.Name)
+	}
+	f, err := ws.Open(e.Rel)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return osFile{f, fi.Size()}, nil
+}
+
+type osFile struct {
+	io.ReadCloser
+	size int64
+}
+
+func (f osFile) Size() int64 { return f.size }
+
+// Buffer sizes. A file up to maxWhole bytes is read whole into the worker's
+// buffer; a larger one is read through a window of that many bytes, so a
+// worker never holds more than maxWhole bytes of file data.
+const (
+	maxWhole   = 8 << 20
+	overlap    = 256      // bytes a window of an over-long line shares with the next
+	rgInitial  = 64 << 10 // ripgrep's initial read buffer, whose fills decide where a NUL stops a search
+	rgGrowthBy = 3        // ripgrep's buffer grows to this many times its size when a line does not fit
+)
+
+var errBinary = errors.New("binary")
+
+// search reads one file and returns its result. isBinary reports that a NUL
+// byte ended the search.
+func (s *fileSearcher) search(ctx context.Context, path string, f fileReader) (res FileResult, isBinary bool, err error) {
+	s.begin(path)
+	size := f.Size()
+	if size < int64(s.maxWhole) {
+		done, isBinary, err := s.searchWhole(f, size)
+		if done || err != nil {
+			return s.res, isBinary, err
+		}
+	}
+	isBinary, err = s.searchStream(ctx, f)
+	return s.res, isBinary, err
+}
+
+// searchWhole reads the file into the buffer in one go and searches it. It
+// reports done=false, with the data read so far left in the buffer, when
+// the file turned out larger than its size said and the stream search must
+// take over.
+func (s *fileSearcher) searchWhole(f fileReader, size int64) (done, isBinary bool, err error) {
+	want := int(size) + 1
+	if cap(s.buf) < want {
+		s.buf = make([]byte, max(want, 64<<10))
+	}
+	buf := s.buf[:cap(s.buf)]
+	n := 0
+	for n < int(size) || size == 0 {
+		k, err := f.Read(buf[n:])
+		n += k
+		if err == io.EOF || k == 0 && err == nil {
+			break
+		}
+		if err != nil {
+			return true, false, err
+		}
+		if n == len(buf) {
+			s.n = n // grew past its size: continue as a stream
+			return false, false, nil
+		}
+	}
+	data := buf[:n]
+	limit, final, isBinary := len(data), true, false
+	if bytesIndexNUL(data) >= 0 {
+		l := rgLimit(data)
+		limit, final, isBinary = int(l), false, true
+	}
+	s.region(data[:limit], final)
+	return true, isBinary, nil
+}
+
+// rgLimit returns how far ripgrep searches data, a whole file holding a
+// NUL byte: up to the complete lines of the read blocks before the block
+// in which the NUL appears.
+func rgLimit(data []byte) int64 {
+	sim := rgSim{buflen: rgInitial}
+	for {
+		r, at := sim.fill(data, 0, int64(len(data)), true)
+		if r == simLines {
+			continue
+		}
+		return at
+	}
+}
