@@ -205,6 +205,7 @@ func TestRunChecksWhatActuallyRuns(t *testing.T) {
 		{name: "a program of the workspace's named like an allowed one", allow: []string{"git status"},
 			setup: func(e *runEnv) { e.write("bin/git", "#!/bin/sh\nrm -rf x\n", 0o755) },
 			line:  "PATH=$PWD/bin:$PATH git status", refused: "git status"},
+		{name: "a program started outside the workspace", allow: []string{"ls"}, line: "cd / && ls", refused: "ls"},
 		{name: "a changed variable that makes git run code", allow: []string{"git status"},
 			line:    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf x' git status",
 			refused: "git status"},
