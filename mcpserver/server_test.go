@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -369,5 +370,43 @@ func TestClientCancellationCancelsTheCall(t *testing.T) {
 	}
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Errorf("client got %v, want context.Canceled", err)
+	}
+}
+
+// bigOut is a long output that renders as plain lines.
+type bigOut struct{ Lines int }
+
+func (b bigOut) Render() tool.Result {
+	var s strings.Builder
+	for i := 1; i <= b.Lines; i++ {
+		fmt.Fprintf(&s, "line %d of the big output\n", i)
+	}
+	return tool.Text(s.String())
+}
+
+func TestOutputCacheRefsServeLaterCallsOfAnySession(t *testing.T) {
+	big := tool.Func("big", "Prints many lines.", func(context.Context, tool.Context, struct{}) (bigOut, error) {
+		return bigOut{Lines: 3000}, nil
+	}, tool.ReadOnly())
+	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), quiver.WithTools(big), quiver.WithPolicy(policy.AllowAll()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tk.Close() })
+	srv, err := mcpserver.New(t.Context(), tk, mcpserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := callJSON(t, connect(t, srv, nil), "big", map[string]any{})
+	ref, _ := first["_meta"].(map[string]any)[mcpserver.MetaOutputRef].(string)
+	text := first["content"].([]any)[0].(map[string]any)["text"].(string)
+	if ref == "" || !strings.Contains(text, "ref="+ref) || strings.Contains(text, "line 1500 of") {
+		t.Fatalf("a 3000-line output came back with ref %q and text of %d bytes; want a trimmed view naming the ref", ref, len(text))
+	}
+	// A later call, in another session, reads the lines the view left out.
+	later := callJSON(t, connect(t, srv, nil), "tool_output_cache", map[string]any{"ref_id": ref, "offset": 1500, "limit": 2})
+	got := later["content"].([]any)[0].(map[string]any)["text"].(string)
+	if later["isError"] == true || !strings.Contains(got, "line 1500 of the big output") || !strings.Contains(got, "line 1501 of") {
+		t.Errorf("tool_output_cache %s: %v", ref, later)
 	}
 }

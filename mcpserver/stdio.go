@@ -74,8 +74,9 @@ func (f *lineFilter) reject(code int, msg string) error {
 func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
+		chunk = bytes.TrimSuffix(chunk, []byte("\n"))
 		if !tooLong {
-			if len(line)+len(chunk) > max+1 {
+			if len(line)+len(chunk) > max {
 				tooLong, line = true, nil
 			} else {
 				line = append(line, chunk...)
@@ -84,7 +85,7 @@ func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		return bytes.TrimSuffix(line, []byte("\n")), tooLong, err
+		return line, tooLong, err
 	}
 }
 
