@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver/audit"
+	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider"
@@ -128,7 +129,8 @@ func Override[T any](key tool.Key[T], factory func(ctx context.Context) (T, erro
 }
 
 // WithCommandClassifier sets how exec-time checks tell a plainly read-only
-// command (allowed under the read-only scope).
+// command, the only kind allowed under the read-only scope (default: the
+// built-in list of internal/shell).
 func WithCommandClassifier(readOnly func(argv []string) bool) Option {
 	return func(tk *Toolkit) error { tk.classify = readOnly; return nil }
 }
@@ -175,6 +177,9 @@ func (tk *Toolkit) setDefaults() error {
 	}
 	if tk.approver == nil {
 		tk.approver = approve.Deny
+	}
+	if tk.classify == nil {
+		tk.classify = func(argv []string) bool { return shell.ReadOnlyArgv(argv, nil) }
 	}
 	if tk.policy == nil {
 		p, err := policy.New(policy.Config{}, policy.WorkspaceWrite)

@@ -1,10 +1,9 @@
 package policy
 
 import (
-	"fmt"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/quiverkit/quiver/internal/shell"
 )
 
 // SimpleCommand is one command a shell line would run: its words, literal
@@ -12,7 +11,7 @@ import (
 // text where they cannot ($VAR, $(...), globs left as written).
 type SimpleCommand struct {
 	Words   []string
-	Literal bool // every word is known before running
+	Literal bool // no word looks like an expansion
 }
 
 // String joins the words with single spaces; rules match against it.
@@ -20,100 +19,51 @@ func (c SimpleCommand) String() string { return strings.Join(c.Words, " ") }
 
 // SimpleCommands parses a bash command line and returns every simple command
 // in it — in pipelines, lists (&&, ||, ;), subshells, blocks, command and
-// process substitutions, backticks, conditions and loop bodies — in source
-// order. Assignments alone (X=1) are not commands. A syntax error is returned
-// with the parser's position.
+// process substitutions, backticks, conditions and loop bodies — and what
+// eval, sh -c and wrappers such as env, timeout, xargs and find -exec would
+// run, in source order (see shell.SimpleCommands, which exec_command's
+// classifier shares). Assignments alone (X=1) are not commands. A syntax
+// error is returned with the parser's position.
+//
+// Literal is judged from the words: one holding '$', a backtick or a glob
+// character may be an expansion. A quoted '$' is judged the same way; the
+// error is on the safe side (such a line never satisfies an allow rule by
+// specifier, and is asked about instead).
 func SimpleCommands(line string) ([]SimpleCommand, error) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	cmds, err := shell.SimpleCommands(line)
 	if err != nil {
-		return nil, fmt.Errorf("parse shell command: %w", err)
+		return nil, err
 	}
-	var out []SimpleCommand
-	syntax.Walk(f, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.CallExpr:
-			if len(n.Args) > 0 {
-				out = append(out, simpleCommand(n.Args))
+	out := make([]SimpleCommand, len(cmds))
+	for i, words := range cmds {
+		out[i] = SimpleCommand{Words: words, Literal: true}
+		for _, w := range words {
+			if strings.ContainsAny(w, "$`*?[") {
+				out[i].Literal = false
+				break
 			}
-		case *syntax.DeclClause:
-			// declare/export/local/readonly run as commands too.
-			words := []string{n.Variant.Value}
-			for _, a := range n.Args {
-				words = append(words, printNode(a))
-			}
-			out = append(out, SimpleCommand{Words: words})
 		}
-		return true
-	})
+	}
 	return out, nil
 }
 
-func simpleCommand(args []*syntax.Word) SimpleCommand {
-	c := SimpleCommand{Literal: true}
-	for _, w := range args {
-		s, ok := wordLiteral(w)
-		if !ok {
-			c.Literal = false
-			s = printNode(w)
-		}
-		c.Words = append(c.Words, s)
+// baseForm is c with its program named by its base name (/bin/rm -> rm), so
+// that deny and ask rules cannot be dodged by a path. Allow rules do not use
+// it: /tmp/evil/git is not the git an allow rule names.
+func (c SimpleCommand) baseForm() (SimpleCommand, bool) {
+	if len(c.Words) == 0 || !strings.Contains(c.Words[0], "/") {
+		return c, false
 	}
-	return c
+	words := append([]string{c.Words[0][strings.LastIndexByte(c.Words[0], '/')+1:]}, c.Words[1:]...)
+	return SimpleCommand{Words: words, Literal: c.Literal}, true
 }
 
-// wordLiteral returns the value of w after quote removal, if it has no
-// expansions.
-func wordLiteral(w *syntax.Word) (string, bool) {
-	var b strings.Builder
-	for _, p := range w.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			if strings.ContainsAny(p.Value, "*?[") {
-				return "", false // a glob: the words it expands to are unknown
-			}
-			b.WriteString(unescape(p.Value))
-		case *syntax.SglQuoted:
-			if p.Dollar {
-				return "", false
-			}
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				lit, ok := q.(*syntax.Lit)
-				if !ok {
-					return "", false
-				}
-				b.WriteString(lit.Value)
-			}
-		default:
-			return "", false
-		}
+// matchesRestrictive is how deny and ask rules match a command: as written,
+// or with its program's path stripped.
+func (r Rule) matchesRestrictive(c SimpleCommand) bool {
+	if r.matchesCommand(c) {
+		return true
 	}
-	return b.String(), true
-}
-
-// unescape removes backslash escapes from an unquoted literal.
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			if s[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func printNode(n syntax.Node) string {
-	var b strings.Builder
-	if err := syntax.NewPrinter().Print(&b, n); err != nil {
-		return "?"
-	}
-	return b.String()
+	base, ok := c.baseForm()
+	return ok && r.matchesCommand(base)
 }

@@ -41,13 +41,13 @@ type commandGate struct {
 func (g *commandGate) CheckCommand(_ context.Context, argv []string) error {
 	c := SimpleCommand{Words: argv, Literal: true}
 	for _, r := range g.p.deny {
-		if r.matchesTool(g.tool) && (r.Spec == "" || r.matchesCommand(c)) {
+		if r.matchesTool(g.tool) && (r.Spec == "" || r.matchesRestrictive(c)) {
 			return g.refuse(c, "deny: "+r.String())
 		}
 	}
 	if !g.approved {
 		for _, r := range g.p.ask {
-			if r.matchesTool(g.tool) && r.Spec != "" && r.matchesCommand(c) {
+			if r.matchesTool(g.tool) && r.Spec != "" && r.matchesRestrictive(c) {
 				return g.refuse(c, "ask: "+r.String()+" (run it as a call of its own to be asked)")
 			}
 		}

@@ -72,7 +72,7 @@ func (r Rule) matchesAny(subjects []tool.Subject, cmds []parsedCommand) bool {
 		}
 	}
 	for _, c := range cmds {
-		if c.err == nil && r.matchesCommand(c.SimpleCommand) {
+		if c.err == nil && r.matchesRestrictive(c.SimpleCommand) {
 			return true
 		}
 	}
