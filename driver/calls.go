@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -170,18 +171,30 @@ func clip(s string, n int) string {
 
 // SchemaFields returns the top-level keywords of the parameters schema s,
 // each as its JSON, for SDKs that take a schema as a map. A nil s is the
-// schema of a tool without arguments: an object with no properties.
+// schema of a tool without arguments: an object with no properties. The map
+// is the caller's; its values are shared and must not be modified.
 func SchemaFields(s *jsonschema.Schema) (map[string]json.RawMessage, error) {
 	if s == nil {
 		return map[string]json.RawMessage{"type": json.RawMessage(`"object"`), "properties": json.RawMessage(`{}`)}, nil
 	}
-	b, err := json.Marshal(s)
+	shared, err := Memo(s, "fields", EncodeSchemaFields)
+	if err != nil {
+		return nil, err
+	}
+	return maps.Clone(shared), nil
+}
+
+// EncodeSchemaFields is [SchemaFields] without the memo, for a schema made
+// for one request (a dialect's copy of a canonical schema).
+func EncodeSchemaFields(s *jsonschema.Schema) (map[string]json.RawMessage, error) {
+	offsets := map[string][2]int{}
+	b, err := appendSchema(nil, s, offsets)
 	if err != nil {
 		return nil, fmt.Errorf("encode parameters schema: %w", err)
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("encode parameters schema: %w", err)
+	m := make(map[string]json.RawMessage, len(offsets))
+	for k, o := range offsets {
+		m[k] = b[o[0]:o[1]:o[1]]
 	}
 	return m, nil
 }

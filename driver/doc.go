@@ -36,8 +36,11 @@
 //   - A stream that ends before the provider said it was finished (a cut
 //     connection) is an error ([ErrTruncated]), never a silently shorter reply.
 //   - Parameters are the canonical schema of package schema
-//     (*jsonschema.Schema, as tool.Tool carries it); each driver converts it to
-//     its provider's dialect.
+//     (*jsonschema.Schema, as tool.Tool carries it, rather than raw JSON: the
+//     dialect conversions walk it); each driver converts it to its provider's
+//     dialect. Conversions are remembered per schema ([Memo]) because an agent
+//     loop offers the same catalogue on every turn, and schemas are encoded
+//     by a direct walk rather than jsonschema-go's reflective MarshalJSON.
 //
 // This package depends on package tool (for result parts and for turning a
 // toolkit's tools into definitions) and on nothing else of Quiver's; the

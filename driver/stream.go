@@ -97,9 +97,13 @@ type pullStream struct {
 }
 
 func (s *pullStream) Next() bool {
+	if s.closed {
+		return false
+	}
 	for s.head == len(s.queue) {
 		if s.done || s.err != nil {
 			s.Close()
+			s.queue, s.head = nil, 0
 			return false
 		}
 		s.queue, s.head = s.queue[:0], 0

@@ -13,7 +13,9 @@ type ToolDefinition struct {
 	Description string
 	// Parameters is the canonical input schema (an object schema). Nil means
 	// the tool takes no arguments. Drivers convert it to their provider's
-	// dialect and never change it.
+	// dialect and never change it; they remember each conversion (see
+	// [Memo]), so a schema must not change once it has been offered — tool
+	// schemas never do.
 	Parameters *jsonschema.Schema
 	// Strict asks for OpenAI's strict mode (constrained decoding). A schema
 	// strict mode cannot express is sent with strict off. Providers without

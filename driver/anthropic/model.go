@@ -81,7 +81,8 @@ func (m *Model) Stream(ctx context.Context, req driver.Request) (driver.Stream, 
 	var acc Accumulator
 	pull := func(emit func(driver.Event)) (bool, error) {
 		if s.Next() {
-			if err := acc.Add(s.Current(), emit); err != nil {
+			cur := s.Current()
+			if err := acc.Add(&cur, emit); err != nil {
 				return true, fmt.Errorf("anthropic stream: %w", err)
 			}
 			return false, nil

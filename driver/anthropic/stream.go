@@ -39,7 +39,7 @@ func noEmit(driver.Event) {}
 // Add folds one event in; emit (which may be nil) receives the events it
 // produced. A delta or stop for a block that never started, or a block that
 // starts twice, is an error.
-func (a *Accumulator) Add(ev sdk.MessageStreamEventUnion, emit func(driver.Event)) error {
+func (a *Accumulator) Add(ev *sdk.MessageStreamEventUnion, emit func(driver.Event)) error {
 	if emit == nil {
 		emit = noEmit
 	}
@@ -48,7 +48,7 @@ func (a *Accumulator) Add(ev sdk.MessageStreamEventUnion, emit func(driver.Event
 	}
 	switch ev.Type {
 	case "message_start":
-		m := ev.Message
+		m := &ev.Message
 		a.id, a.model = m.ID, string(m.Model)
 		a.usage = usage(m.Usage.InputTokens, m.Usage.OutputTokens, m.Usage.CacheReadInputTokens)
 	case "content_block_start":
@@ -93,11 +93,11 @@ func (a *Accumulator) Add(ev sdk.MessageStreamEventUnion, emit func(driver.Event
 	return nil
 }
 
-func (a *Accumulator) start(ev sdk.MessageStreamEventUnion, emit func(driver.Event)) error {
+func (a *Accumulator) start(ev *sdk.MessageStreamEventUnion, emit func(driver.Event)) error {
 	if b := a.blocks[ev.Index]; b != nil {
 		return fmt.Errorf("content block %d started twice", ev.Index)
 	}
-	cb := ev.ContentBlock
+	cb := &ev.ContentBlock
 	b := &block{kind: cb.Type, id: cb.ID, name: cb.Name, start: cb.Input}
 	a.blocks[ev.Index] = b
 	switch cb.Type {

@@ -228,3 +228,22 @@ func TestStreamStopsAtTheDeadline(t *testing.T) {
 		t.Fatalf("err = %v, want the deadline", err)
 	}
 }
+
+// Closing a stream early releases the connection: the server sees the client
+// go, and the stream ends.
+func TestCloseEarly(t *testing.T) {
+	srv := streamtest.NewServer(t, streamtest.Reply{Body: []byte("data: " + chunkText + "\n\n"), Hang: true})
+	s, err := openai.NewChat(testClient(srv.URL), "m").Stream(context.Background(), weatherReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Next() || s.Event().Delta != "Let me check." {
+		t.Fatalf("first event %+v, err %v", s.Event(), s.Err())
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Next() {
+		t.Error("Next after Close returned true")
+	}
+}

@@ -40,7 +40,7 @@ func noEmit(driver.Event) {}
 // Add folds one chunk in. emit (which may be nil) receives the events the
 // chunk produced: text deltas, call starts and argument deltas, and — when
 // finish_reason arrives — every call's done event.
-func (a *ChatAccumulator) Add(chunk oai.ChatCompletionChunk, emit func(driver.Event)) error {
+func (a *ChatAccumulator) Add(chunk *oai.ChatCompletionChunk, emit func(driver.Event)) error {
 	if emit == nil {
 		emit = noEmit
 	}
@@ -57,7 +57,8 @@ func (a *ChatAccumulator) Add(chunk oai.ChatCompletionChunk, emit func(driver.Ev
 	if chunk.JSON.Usage.Valid() {
 		a.usage = chatUsage(chunk.Usage)
 	}
-	for _, ch := range chunk.Choices {
+	for i := range chunk.Choices {
+		ch := &chunk.Choices[i]
 		if ch.Index != 0 {
 			continue
 		}
@@ -65,8 +66,8 @@ func (a *ChatAccumulator) Add(chunk oai.ChatCompletionChunk, emit func(driver.Ev
 			a.text.WriteString(d)
 			emit(driver.Event{Type: driver.EventTextDelta, Delta: d})
 		}
-		for _, tc := range ch.Delta.ToolCalls {
-			a.addToolDelta(tc, emit)
+		for j := range ch.Delta.ToolCalls {
+			a.addToolDelta(&ch.Delta.ToolCalls[j], emit)
 		}
 		if ch.FinishReason != "" && a.finish == "" {
 			a.finish = ch.FinishReason
@@ -76,7 +77,7 @@ func (a *ChatAccumulator) Add(chunk oai.ChatCompletionChunk, emit func(driver.Ev
 	return nil
 }
 
-func (a *ChatAccumulator) addToolDelta(tc oai.ChatCompletionChunkChoiceDeltaToolCall, emit func(driver.Event)) {
+func (a *ChatAccumulator) addToolDelta(tc *oai.ChatCompletionChunkChoiceDeltaToolCall, emit func(driver.Event)) {
 	pos := -1
 	switch {
 	case tc.JSON.Index.Valid():

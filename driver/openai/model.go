@@ -119,14 +119,15 @@ func (m *Responses) Stream(ctx context.Context, req driver.Request) (driver.Stre
 
 // stream adapts an SDK stream and an accumulator to a driver.Stream. The
 // request's HTTP error (after the SDK's retries) is returned at once.
-func stream[T any](s *ssestream.Stream[T], what string, add func(T, func(driver.Event)) error, final func() (*driver.Response, error)) (driver.Stream, error) {
+func stream[T any](s *ssestream.Stream[T], what string, add func(*T, func(driver.Event)) error, final func() (*driver.Response, error)) (driver.Stream, error) {
 	if err := s.Err(); err != nil {
 		s.Close()
 		return nil, wrap(what, err)
 	}
 	pull := func(emit func(driver.Event)) (bool, error) {
 		if s.Next() {
-			if err := add(s.Current(), emit); err != nil {
+			cur := s.Current()
+			if err := add(&cur, emit); err != nil {
 				return true, fmt.Errorf("%s: %w", what, err)
 			}
 			return false, nil

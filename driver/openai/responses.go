@@ -91,7 +91,11 @@ func ResponsesAssistant(m driver.Message) []responses.ResponseInputItemUnionPara
 		out = append(out, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleAssistant))
 	}
 	for _, c := range m.ToolCalls {
-		out = append(out, responses.ResponseInputItemParamOfFunctionCall(argumentsText(c), c.ID, c.Name))
+		item := responses.ResponseInputItemParamOfFunctionCall(argumentsText(c), c.ID, c.Name)
+		if c.Metadata[driver.MetaCallerType] == "program" {
+			item.OfFunctionCall.Caller.OfProgram = &responses.ResponseFunctionToolCallCallerProgramParam{CallerID: c.Metadata[driver.MetaCallerID]}
+		}
+		out = append(out, item)
 	}
 	return out
 }

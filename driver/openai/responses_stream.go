@@ -33,7 +33,7 @@ type responsesCallState struct {
 // Add folds one event in; emit (which may be nil) receives the events it
 // produced. A failed response, an error event, or a delta for an item never
 // announced is an error.
-func (a *ResponsesAccumulator) Add(ev responses.ResponseStreamEventUnion, emit func(driver.Event)) error {
+func (a *ResponsesAccumulator) Add(ev *responses.ResponseStreamEventUnion, emit func(driver.Event)) error {
 	if emit == nil {
 		emit = noEmit
 	}
@@ -45,7 +45,7 @@ func (a *ResponsesAccumulator) Add(ev responses.ResponseStreamEventUnion, emit f
 		a.id, a.model = ev.Response.ID, string(ev.Response.Model)
 	case "response.output_item.added":
 		if ev.Item.Type == "function_call" {
-			a.open(ev.Item, emit)
+			a.open(&ev.Item, emit)
 		}
 	case "response.function_call_arguments.delta":
 		pos, ok := a.byItem[ev.ItemID]
@@ -62,7 +62,7 @@ func (a *ResponsesAccumulator) Add(ev responses.ResponseStreamEventUnion, emit f
 		if ev.Item.Type == "function_call" {
 			pos, ok := a.byItem[ev.Item.ID]
 			if !ok {
-				pos = a.open(ev.Item, emit) // a whole call announced only when done
+				pos = a.open(&ev.Item, emit) // a whole call announced only when done
 			}
 			a.calls[pos].item = ev.Item
 			a.close(pos, emit)
@@ -81,9 +81,9 @@ func (a *ResponsesAccumulator) Add(ev responses.ResponseStreamEventUnion, emit f
 	return nil
 }
 
-func (a *ResponsesAccumulator) open(item responses.ResponseOutputItemUnion, emit func(driver.Event)) int {
+func (a *ResponsesAccumulator) open(item *responses.ResponseOutputItemUnion, emit func(driver.Event)) int {
 	pos := len(a.calls)
-	a.calls = append(a.calls, responsesCallState{item: item, args: []byte(item.Arguments.OfString)})
+	a.calls = append(a.calls, responsesCallState{item: *item, args: []byte(item.Arguments.OfString)})
 	a.byItem[item.ID] = pos
 	emit(driver.Event{Type: driver.EventToolCallStart, Index: pos, ToolCall: driver.ToolCall{ID: item.CallID, Name: item.Name}})
 	return pos

@@ -3,6 +3,7 @@ package streamtest
 import (
 	"encoding/json"
 	"fmt"
+	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/quiverkit/quiver/driver"
@@ -56,17 +57,17 @@ type labelsIn struct {
 }
 
 // Catalogue returns n tool definitions: weather (strict), labels (strict
-// asked for, but an open map: strict mode cannot express it), and then
-// copies of weather with other names, as a big toolkit offers them.
+// asked for, but an open map: strict mode cannot express it), screenshot (no
+// parameters), and then tools shaped like weather, half of them strict, as a
+// big toolkit offers them. Every tool has its own schema, as in a toolkit.
 func Catalogue(n int) []driver.ToolDefinition {
-	w := mustInfer[weatherIn]()
 	defs := []driver.ToolDefinition{
-		{Name: "weather", Description: "Current weather for a city.", Parameters: w, Strict: true},
+		{Name: "weather", Description: "Current weather for a city.", Parameters: mustInfer[weatherIn](), Strict: true},
 		{Name: "labels", Description: "Set labels.", Parameters: mustInfer[labelsIn](), Strict: true},
 		{Name: "screenshot", Description: "Take a screenshot."},
 	}
 	for i := len(defs); i < n; i++ {
-		defs = append(defs, driver.ToolDefinition{Name: fmt.Sprintf("tool_%03d", i), Description: "A tool of a big catalogue.", Parameters: w, Strict: i%2 == 0})
+		defs = append(defs, driver.ToolDefinition{Name: fmt.Sprintf("tool_%03d", i), Description: "A tool of a big catalogue.", Parameters: mustInfer[weatherIn](), Strict: i%2 == 0})
 	}
 	if n < len(defs) {
 		defs = defs[:n]
@@ -80,4 +81,33 @@ func mustInfer[T any]() *jsonschema.Schema {
 		panic(err)
 	}
 	return s
+}
+
+// BenchTools measures converting a 100-tool catalogue with convert: "cold",
+// every schema new (a toolkit's first turn), and "warm", the same catalogue
+// again (every later turn of an agent loop).
+func BenchTools[T any](b *testing.B, convert func([]driver.ToolDefinition) (T, error)) {
+	b.Run("cold", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			defs := Catalogue(100)
+			b.StartTimer()
+			if _, err := convert(defs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		defs := Catalogue(100)
+		if _, err := convert(defs); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := convert(defs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
