@@ -134,6 +134,21 @@ func (c *Collector) trimLast(excess int) {
 	c.keptUnits -= excess
 }
 
+// Reset forgets everything collected, for a caller that must start over
+// (a CLI backend falling back to the engine midway).
+func (c *Collector) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.kept, c.keptUnits, c.totalMatches, c.totalFiles = nil, 0, 0, 0
+}
+
+// TrimFile cuts one file's lines after its limit-th match and that match's
+// after-context, as the engine does for a file with more matches than the
+// limit. Lines with no more matches than that are returned as they are.
+func TrimFile(lines []Line, limit, context int) []Line {
+	return cutAfterMatch(lines, limit, context)
+}
+
 // cutAfterMatch keeps lines up to the k-th match and that match's
 // after-context: the context lines within context lines of it, before the
 // next match.

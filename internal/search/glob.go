@@ -90,22 +90,33 @@ type GlobRequest struct {
 	Walk    WalkOptions
 }
 
+// PlanGlob decides where a glob walk starts: at base joined with the
+// pattern's leading directories without wildcards, matching the rest of
+// the pattern against paths relative to that start. ok is false when that
+// directory does not exist, so nothing can match.
+func PlanGlob(ws *workspace.Workspace, base, pattern string) (start string, rest *PathGlob, ok bool, err error) {
+	prefix, tail := SplitGlob(pattern)
+	start = path.Join(base, prefix)
+	if rest, err = CompileGlob(tail); err != nil {
+		return "", nil, false, err
+	}
+	rest.byName = false // anchored at start
+	if prefix != "" {
+		if fi, err := ws.Stat(start); err != nil || !fi.IsDir() {
+			return start, rest, false, nil
+		}
+	}
+	return start, rest, true, nil
+}
+
 // Glob lists the regular files and symlinks below req.Base that match
 // req.Pattern into c, with their modification times (a symlink's own).
 // Directories are not listed.
 func Glob(ctx context.Context, ws *workspace.Workspace, req GlobRequest, c *GlobCollector) (WalkStats, error) {
-	prefix, rest := SplitGlob(req.Pattern)
-	start := path.Join(req.Base, prefix)
-	if prefix != "" {
-		if fi, err := ws.Stat(start); err != nil || !fi.IsDir() {
-			return WalkStats{}, nil // nothing can match below a directory that is not there
-		}
-	}
-	g, err := CompileGlob(rest)
-	if err != nil {
+	start, g, ok, err := PlanGlob(ws, req.Base, req.Pattern)
+	if err != nil || !ok {
 		return WalkStats{}, err
 	}
-	g.byName = false // the pattern is anchored at start
 	newVisit := func() VisitFunc {
 		return func(e *Entry) error {
 			if !e.IsRegular() && e.Type&fs.ModeSymlink == 0 {

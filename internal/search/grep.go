@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"errors"
 	"io"
 	"io/fs"
 	"sync/atomic"
@@ -55,6 +54,10 @@ func Grep(ctx context.Context, ws *workspace.Workspace, req GrepRequest, c *Coll
 			}
 			if err != nil {
 				return err
+			}
+			if isBinary && c.mode == ModeCount {
+				// As in ripgrep, a count is only given for files read to the end.
+				return nil
 			}
 			c.Add(res)
 			if c.mode == ModeFiles && c.quitEarly() {
@@ -111,8 +114,6 @@ const (
 	rgInitial  = 64 << 10 // ripgrep's initial read buffer, whose fills decide where a NUL stops a search
 	rgGrowthBy = 3        // ripgrep's buffer grows to this many times its size when a line does not fit
 )
-
-var errBinary = errors.New("binary")
 
 // search reads one file and returns its result. isBinary reports that a NUL
 // byte ended the search.

@@ -391,13 +391,10 @@ func openStart(ws *workspace.Workspace, rel string) (*dirHandle, error) {
 	return d, nil
 }
 
-// joinRel joins a workspace-relative directory and a name.
-func joinRel(dir, name string) string {
-	if dir == "." || dir == "" {
-		return name
-	}
-	return dir + "/" + name
-}
+// RelTo returns rel relative to the directory base (both
+// workspace-relative): what a file pattern of a search started at base is
+// matched against.
+func RelTo(base, rel string) string { return relTo(base, rel) }
 
 // relTo returns rel relative to the directory base (both workspace-relative).
 func relTo(base, rel string) string {

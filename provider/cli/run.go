@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/quiverkit/quiver/tool"
+)
+
+// runner runs one program.
+type runner struct {
+	path    string
+	timeout time.Duration
+}
+
+// stderrLimit bounds what is kept of a program's error output.
+const stderrLimit = 16 << 10
+
+// errFallback asks the caller to serve the call in process: the program
+// could not give the engine's answer (it refused the pattern, or wrote a
+// line too long to hold).
+var errFallback = errors.New("served in process")
+
+// run starts the program in dir with args and hands its output to read.
+// The program gets an environment without the user's configuration (no
+// HOME, no XDG_CONFIG_HOME), so no global ignore file or config file of
+// the user changes what it searches. It ends when read returns, when ctx
+// ends, or after the timeout; a read error stops it.
+func (r runner) run(ctx context.Context, dir string, args []string, read func(io.Reader) error) (stderr string, err error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, r.timeout, errTimedOut)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.path, args...)
+	cmd.Dir = dir
+	cmd.Env = cleanEnv()
+	cmd.WaitDelay = time.Second
+	var errBuf limitedBuffer
+	cmd.Stderr = &errBuf
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", tool.Errorf(tool.CodeExecutionFailed, "start %s: %w", r.path, err)
+	}
+	readErr := read(bufio.NewReaderSize(out, 256<<10))
+	if readErr != nil {
+		cancel() // stop the program: its output is no longer read
+	} else {
+		_, _ = io.Copy(io.Discard, out)
+	}
+	waitErr := cmd.Wait()
+	if errors.Is(context.Cause(ctx), errTimedOut) {
+		return errBuf.String(), tool.Errorf(tool.CodeTimeout, "%s did not finish in %s; narrow the path or the pattern", r.path, r.timeout)
+	}
+	if readErr != nil {
+		return errBuf.String(), readErr
+	}
+	return errBuf.String(), waitErr
+}
+
+var errTimedOut = errors.New("the program's time is up")
+
+// exitCode returns a finished program's exit status, or -1.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// cleanEnv is the environment programs run with: the caller's, minus the
+// variables through which a user's own configuration would reach them.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "HOME", "XDG_CONFIG_HOME", "RIPGREP_CONFIG_PATH", "GIT_DIR", "GIT_WORK_TREE":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME=/nonexistent", "XDG_CONFIG_HOME=/nonexistent")
+}
+
+// limitedBuffer keeps the first stderrLimit bytes written to it.
+type limitedBuffer struct{ bytes.Buffer }
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := stderrLimit - b.Len(); room > 0 {
+		b.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+// programError turns a failed run into a tool error naming the program.
+func programError(prog string, err error, stderr string) error {
+	var te *tool.Error
+	if errors.As(err, &te) {
+		return te
+	}
+	msg := strings.TrimSpace(stderr)
+	if msg == "" {
+		msg = err.Error()
+	}
+	return tool.Errorf(tool.CodeExecutionFailed, "%s failed: %s", prog, msg)
+}
+
+// splitNUL is a bufio.SplitFunc for NUL-terminated records.
+func splitNUL(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return 0, nil, fmt.Errorf("output ends without a NUL terminator")
+	}
+	return 0, nil, nil
+}

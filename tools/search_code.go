@@ -1,0 +1,73 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"strings"
+
+	"github.com/quiverkit/quiver/internal/search"
+	"github.com/quiverkit/quiver/tool"
+)
+
+//go:embed search_code.md
+var searchCodeDescription string
+
+// SearchCodeInput is search_code's input (the agents-tools contract's
+// field names).
+type SearchCodeInput struct {
+	Query       string `json:"query" jsonschema:"the text to look for, literally (not a regular expression); case-insensitive unless it has an upper-case letter" minLength:"1"`
+	FilePattern string `json:"filePattern,omitempty" jsonschema:"only search files matching this glob, such as *.ts or src/**/*.go"`
+	Limit       int    `json:"limit,omitempty" jsonschema:"the most matches to return (default 50)" minimum:"1" maximum:"1000"`
+}
+
+// SearchMatch is one line search_code found.
+type SearchMatch struct {
+	Path    string `json:"path"`    // relative to the workspace root
+	Line    int    `json:"line"`    // 1-based
+	Snippet string `json:"snippet"` // the line, trimmed, clipped to 500 characters
+}
+
+// SearchCode is a typed reference to search_code, for quiver.Call.
+var SearchCode = tool.RefTo[SearchCodeInput, []SearchMatch]("search_code")
+
+func init() { register(func() *tool.Tool { return NewSearchCode(BuiltinGrep) }) }
+
+// NewSearchCode returns search_code served by backend.
+func NewSearchCode(backend GrepBackend) *tool.Tool {
+	run := func(ctx context.Context, tc tool.Context, in SearchCodeInput) ([]SearchMatch, error) {
+		return searchCode(ctx, tc, in, backend)
+	}
+	return tool.Func("search_code", searchCodeDescription, run, tool.ReadOnly(),
+		tool.WithSubjects(func(SearchCodeInput) []tool.Subject { return tool.PathSubject(".") }))
+}
+
+const searchCodeDefaultLimit = 50
+
+func searchCode(ctx context.Context, tc tool.Context, in SearchCodeInput, backend GrepBackend) ([]SearchMatch, error) {
+	opts := search.PatternOptions{Fixed: true, IgnoreCase: !search.HasUpper(in.Query)}
+	ws, q, err := prepareGrep(ctx, tc, in.Query, opts, ".", in.FilePattern, "filePattern")
+	if err != nil {
+		return nil, renameField(err, "pattern", "query")
+	}
+	c := search.NewCollector(search.ModeContent, orDefault(in.Limit, searchCodeDefaultLimit), 0)
+	if err := backend(ctx, ws, q, c); err != nil {
+		return nil, searchError(ctx, err)
+	}
+	out := []SearchMatch{}
+	for _, f := range c.Result().Files {
+		for _, l := range f.Lines {
+			out = append(out, SearchMatch{Path: printable(f.Path), Line: l.Num, Snippet: printable(strings.TrimSpace(l.Text))})
+		}
+	}
+	return out, nil
+}
+
+// renameField rewrites the field an INVALID_ARGUMENTS message names, for a
+// tool whose input calls it otherwise.
+func renameField(err error, from, to string) error {
+	if te := tool.AsError(err); te.Code == tool.CodeInvalidArguments {
+		te.Message = strings.Replace(te.Message, "field \""+from+"\"", "field \""+to+"\"", 1)
+		return te
+	}
+	return err
+}
