@@ -16,6 +16,7 @@ type Accumulator struct {
 	id, model     string
 	text          strings.Builder
 	blocks        map[int64]*block
+	order         []*block // blocks in the order they started, for deterministic settling
 	calls, server []driver.ToolCall
 	errs          []error
 	stop          sdk.StopReason
@@ -100,6 +101,7 @@ func (a *Accumulator) start(ev *sdk.MessageStreamEventUnion, emit func(driver.Ev
 	cb := &ev.ContentBlock
 	b := &block{kind: cb.Type, id: cb.ID, name: cb.Name, start: cb.Input}
 	a.blocks[ev.Index] = b
+	a.order = append(a.order, b)
 	switch cb.Type {
 	case "text":
 		if cb.Text != "" {
@@ -153,14 +155,14 @@ func (a *Accumulator) close(b *block, emit func(driver.Event)) {
 // never arrived.
 func (a *Accumulator) Response() (*driver.Response, error) {
 	if !a.stopped {
-		for _, b := range a.blocks {
+		for _, b := range a.order {
 			if !b.closed && b.kind == "tool_use" {
 				return nil, fmt.Errorf("%w: no message_stop; tool call %q (%s) is incomplete: %s", driver.ErrTruncated, b.id, b.name, clip(string(b.args)))
 			}
 		}
 		return nil, fmt.Errorf("%w: no message_stop", driver.ErrTruncated)
 	}
-	for _, b := range a.blocks {
+	for _, b := range a.order {
 		a.close(b, noEmit)
 	}
 	errs := a.errs

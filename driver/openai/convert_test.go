@@ -3,10 +3,12 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/driver/internal/streamtest"
@@ -207,3 +209,18 @@ func TestChatGenerateSendsTheParams(t *testing.T) {
 }
 
 func driverText(s string) tool.Result { return tool.Text(s) }
+
+// What the driver leaves alone, the caller sets through the SDK's own params.
+func TestWithParams(t *testing.T) {
+	srv := streamtest.NewServer(t, streamtest.Reply{ContentType: "application/json",
+		Body: []byte(`{"id":"r","object":"response","status":"completed","model":"m","output":[]}`)})
+	m := openai.NewResponses(testClient(srv.URL), "m", openai.WithResponsesParams(func(p *responses.ResponseNewParams) {
+		p.Store = param.NewOpt(false)
+	}))
+	if _, err := m.Generate(context.Background(), weatherReq); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(srv.Requests()[0].Body); !strings.Contains(body, `"store":false`) {
+		t.Errorf("store not sent: %s", body)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
 	"github.com/quiverkit/quiver/driver"
 )
 
@@ -18,6 +19,8 @@ type Option func(*config)
 type config struct {
 	requestOptions []option.RequestOption
 	noStreamUsage  bool
+	chatParams     []func(*oai.ChatCompletionNewParams)
+	responseParams []func(*responses.ResponseNewParams)
 }
 
 // WithRequestOptions adds SDK request options to every request the model
@@ -25,6 +28,19 @@ type config struct {
 // and the rest. The client's own options apply first.
 func WithRequestOptions(opts ...option.RequestOption) Option {
 	return func(c *config) { c.requestOptions = append(c.requestOptions, opts...) }
+}
+
+// WithChatParams lets the caller set what the driver leaves alone
+// (temperature, reasoning effort, metadata, service tier...) on every Chat
+// request, after the driver has filled in its part.
+func WithChatParams(adjust func(*oai.ChatCompletionNewParams)) Option {
+	return func(c *config) { c.chatParams = append(c.chatParams, adjust) }
+}
+
+// WithResponsesParams is [WithChatParams] for the Responses API (reasoning,
+// store, previous_response_id, include...).
+func WithResponsesParams(adjust func(*responses.ResponseNewParams)) Option {
+	return func(c *config) { c.responseParams = append(c.responseParams, adjust) }
 }
 
 // WithoutStreamUsage stops Chat streams from asking for the final usage chunk
@@ -49,11 +65,22 @@ func NewChat(client oai.Client, model string, opts ...Option) *Chat {
 	return m
 }
 
-// Generate implements [driver.Model].
-func (m *Chat) Generate(ctx context.Context, req driver.Request) (*driver.Response, error) {
+func (m *Chat) params(req driver.Request) (oai.ChatCompletionNewParams, error) {
 	p, err := ChatParams(m.model, req)
 	if err != nil {
-		return nil, fmt.Errorf("openai chat: %w", err)
+		return p, fmt.Errorf("openai chat: %w", err)
+	}
+	for _, adjust := range m.cfg.chatParams {
+		adjust(&p)
+	}
+	return p, nil
+}
+
+// Generate implements [driver.Model].
+func (m *Chat) Generate(ctx context.Context, req driver.Request) (*driver.Response, error) {
+	p, err := m.params(req)
+	if err != nil {
+		return nil, err
 	}
 	c, err := m.client.Chat.Completions.New(ctx, p, m.cfg.requestOptions...)
 	if err != nil {
@@ -64,9 +91,9 @@ func (m *Chat) Generate(ctx context.Context, req driver.Request) (*driver.Respon
 
 // Stream implements [driver.Model].
 func (m *Chat) Stream(ctx context.Context, req driver.Request) (driver.Stream, error) {
-	p, err := ChatParams(m.model, req)
+	p, err := m.params(req)
 	if err != nil {
-		return nil, fmt.Errorf("openai chat: %w", err)
+		return nil, err
 	}
 	if !m.cfg.noStreamUsage {
 		p.StreamOptions = oai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)}
@@ -93,11 +120,22 @@ func NewResponses(client oai.Client, model string, opts ...Option) *Responses {
 	return m
 }
 
-// Generate implements [driver.Model].
-func (m *Responses) Generate(ctx context.Context, req driver.Request) (*driver.Response, error) {
+func (m *Responses) params(req driver.Request) (responses.ResponseNewParams, error) {
 	p, err := ResponsesParams(m.model, req)
 	if err != nil {
-		return nil, fmt.Errorf("openai responses: %w", err)
+		return p, fmt.Errorf("openai responses: %w", err)
+	}
+	for _, adjust := range m.cfg.responseParams {
+		adjust(&p)
+	}
+	return p, nil
+}
+
+// Generate implements [driver.Model].
+func (m *Responses) Generate(ctx context.Context, req driver.Request) (*driver.Response, error) {
+	p, err := m.params(req)
+	if err != nil {
+		return nil, err
 	}
 	r, err := m.client.Responses.New(ctx, p, m.cfg.requestOptions...)
 	if err != nil {
@@ -108,9 +146,9 @@ func (m *Responses) Generate(ctx context.Context, req driver.Request) (*driver.R
 
 // Stream implements [driver.Model].
 func (m *Responses) Stream(ctx context.Context, req driver.Request) (driver.Stream, error) {
-	p, err := ResponsesParams(m.model, req)
+	p, err := m.params(req)
 	if err != nil {
-		return nil, fmt.Errorf("openai responses: %w", err)
+		return nil, err
 	}
 	s := m.client.Responses.NewStreaming(ctx, p, m.cfg.requestOptions...)
 	var acc ResponsesAccumulator
