@@ -31,6 +31,7 @@ type CallError struct {
 	Err       error  // ErrInvalidArguments or ErrDuplicateID, possibly wrapping the parser's error
 }
 
+// Error names the call and says what was wrong with it.
 func (e *CallError) Error() string {
 	switch {
 	case errors.Is(e.Err, ErrDuplicateID):
@@ -40,6 +41,7 @@ func (e *CallError) Error() string {
 	}
 }
 
+// Unwrap returns the cause: ErrInvalidArguments or ErrDuplicateID, wrapped.
 func (e *CallError) Unwrap() error { return e.Err }
 
 // IsCallError reports whether err is made only of *CallErrors (one, or

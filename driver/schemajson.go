@@ -31,108 +31,10 @@ func appendSchema(b []byte, s *jsonschema.Schema, fields map[string][2]int) ([]b
 	w := schemaWriter{b: b, start: len(b), fields: fields}
 	w.b = append(w.b, '{')
 	var err error
-	switch {
-	case s.Type != "":
-		w.key("type")
-		w.b = appendString(w.b, s.Type)
-		w.done()
-	case s.Types != nil:
-		w.key("type")
-		w.b = appendStrings(w.b, s.Types)
-		w.done()
-	}
-	if s.Properties != nil {
-		w.key("properties")
-		w.b, err = appendProperties(w.b, s.Properties, s.PropertyOrder)
-		w.done()
-	}
-	if len(s.DependencySchemas)+len(s.DependencyStrings) > 0 {
-		w.key("dependencies")
-		w.b, err = appendDependencies(w.b, s.DependencySchemas, s.DependencyStrings, err)
-		w.done()
-	}
-	switch {
-	case s.Items != nil:
-		w.schema("items", s.Items, &err)
-	case s.ItemsArray != nil:
-		w.schemas("items", s.ItemsArray, &err)
-	}
-	w.str("$id", s.ID)
-	w.str("$schema", s.Schema)
-	w.str("$ref", s.Ref)
-	w.str("$comment", s.Comment)
-	w.schemaMap("$defs", s.Defs, &err)
-	w.schemaMap("definitions", s.Definitions, &err)
-	w.str("$anchor", s.Anchor)
-	w.str("$dynamicAnchor", s.DynamicAnchor)
-	w.str("$dynamicRef", s.DynamicRef)
-	if len(s.Vocabulary) > 0 {
-		w.key("$vocabulary")
-		w.b, err = appendAny(w.b, s.Vocabulary, err)
-		w.done()
-	}
-	w.str("title", s.Title)
-	w.str("description", s.Description)
-	if len(s.Default) > 0 {
-		w.key("default")
-		w.b, err = appendAny(w.b, s.Default, err)
-		w.done()
-	}
-	w.flag("deprecated", s.Deprecated)
-	w.flag("readOnly", s.ReadOnly)
-	w.flag("writeOnly", s.WriteOnly)
-	w.values("examples", s.Examples, &err)
-	w.values("enum", s.Enum, &err)
-	if s.Const != nil {
-		w.key("const")
-		w.b, err = appendAny(w.b, *s.Const, err)
-		w.done()
-	}
-	w.number("multipleOf", s.MultipleOf, &err)
-	w.number("minimum", s.Minimum, &err)
-	w.number("maximum", s.Maximum, &err)
-	w.number("exclusiveMinimum", s.ExclusiveMinimum, &err)
-	w.number("exclusiveMaximum", s.ExclusiveMaximum, &err)
-	w.integer("minLength", s.MinLength)
-	w.integer("maxLength", s.MaxLength)
-	w.str("pattern", s.Pattern)
-	w.schemas("prefixItems", s.PrefixItems, &err)
-	w.integer("minItems", s.MinItems)
-	w.integer("maxItems", s.MaxItems)
-	w.schema("additionalItems", s.AdditionalItems, &err)
-	w.flag("uniqueItems", s.UniqueItems)
-	w.schema("contains", s.Contains, &err)
-	w.integer("minContains", s.MinContains)
-	w.integer("maxContains", s.MaxContains)
-	w.schema("unevaluatedItems", s.UnevaluatedItems, &err)
-	w.integer("minProperties", s.MinProperties)
-	w.integer("maxProperties", s.MaxProperties)
-	if len(s.Required) > 0 {
-		w.key("required")
-		w.b = appendStrings(w.b, s.Required)
-		w.done()
-	}
-	if len(s.DependentRequired) > 0 {
-		w.key("dependentRequired")
-		w.b, err = appendAny(w.b, s.DependentRequired, err)
-		w.done()
-	}
-	w.schemaMap("patternProperties", s.PatternProperties, &err)
-	w.schema("additionalProperties", s.AdditionalProperties, &err)
-	w.schema("propertyNames", s.PropertyNames, &err)
-	w.schema("unevaluatedProperties", s.UnevaluatedProperties, &err)
-	w.schemas("allOf", s.AllOf, &err)
-	w.schemas("anyOf", s.AnyOf, &err)
-	w.schemas("oneOf", s.OneOf, &err)
-	w.schema("not", s.Not, &err)
-	w.schema("if", s.If, &err)
-	w.schema("then", s.Then, &err)
-	w.schema("else", s.Else, &err)
-	w.schemaMap("dependentSchemas", s.DependentSchemas, &err)
-	w.str("contentEncoding", s.ContentEncoding)
-	w.str("contentMediaType", s.ContentMediaType)
-	w.schema("contentSchema", s.ContentSchema, &err)
-	w.str("format", s.Format)
+	w.structure(s, &err)
+	w.core(s, &err)
+	w.validation(s, &err)
+	w.applicators(s, &err)
 	for _, k := range sortedKeys(s.Extra) {
 		w.key(k)
 		w.b, err = appendAny(w.b, s.Extra[k], err)
@@ -151,6 +53,126 @@ func appendSchema(b []byte, s *jsonschema.Schema, fields map[string][2]int) ([]b
 		clear(fields)
 	}
 	return w.b, nil
+}
+
+// structure writes type, properties, dependencies and items, which
+// jsonschema-go writes first.
+func (w *schemaWriter) structure(s *jsonschema.Schema, err *error) {
+	switch {
+	case s.Type != "":
+		w.key("type")
+		w.b = appendString(w.b, s.Type)
+		w.done()
+	case s.Types != nil:
+		w.key("type")
+		w.b = appendStrings(w.b, s.Types)
+		w.done()
+	}
+	if s.Properties != nil && *err == nil {
+		w.key("properties")
+		w.b, *err = appendProperties(w.b, s.Properties, s.PropertyOrder)
+		w.done()
+	}
+	if len(s.DependencySchemas)+len(s.DependencyStrings) > 0 {
+		w.key("dependencies")
+		w.b, *err = appendDependencies(w.b, s.DependencySchemas, s.DependencyStrings, *err)
+		w.done()
+	}
+	switch {
+	case s.Items != nil:
+		w.schema("items", s.Items, err)
+	case s.ItemsArray != nil:
+		w.schemas("items", s.ItemsArray, err)
+	}
+}
+
+// core writes the core vocabulary and the annotations.
+func (w *schemaWriter) core(s *jsonschema.Schema, err *error) {
+	w.str("$id", s.ID)
+	w.str("$schema", s.Schema)
+	w.str("$ref", s.Ref)
+	w.str("$comment", s.Comment)
+	w.schemaMap("$defs", s.Defs, err)
+	w.schemaMap("definitions", s.Definitions, err)
+	w.str("$anchor", s.Anchor)
+	w.str("$dynamicAnchor", s.DynamicAnchor)
+	w.str("$dynamicRef", s.DynamicRef)
+	if len(s.Vocabulary) > 0 {
+		w.key("$vocabulary")
+		w.b, *err = appendAny(w.b, s.Vocabulary, *err)
+		w.done()
+	}
+	w.str("title", s.Title)
+	w.str("description", s.Description)
+	if len(s.Default) > 0 {
+		w.key("default")
+		w.b, *err = appendAny(w.b, s.Default, *err)
+		w.done()
+	}
+	w.flag("deprecated", s.Deprecated)
+	w.flag("readOnly", s.ReadOnly)
+	w.flag("writeOnly", s.WriteOnly)
+	w.values("examples", s.Examples, err)
+}
+
+// validation writes the assertions on values, arrays and objects.
+func (w *schemaWriter) validation(s *jsonschema.Schema, err *error) {
+	w.values("enum", s.Enum, err)
+	if s.Const != nil {
+		w.key("const")
+		w.b, *err = appendAny(w.b, *s.Const, *err)
+		w.done()
+	}
+	w.number("multipleOf", s.MultipleOf, err)
+	w.number("minimum", s.Minimum, err)
+	w.number("maximum", s.Maximum, err)
+	w.number("exclusiveMinimum", s.ExclusiveMinimum, err)
+	w.number("exclusiveMaximum", s.ExclusiveMaximum, err)
+	w.integer("minLength", s.MinLength)
+	w.integer("maxLength", s.MaxLength)
+	w.str("pattern", s.Pattern)
+	w.schemas("prefixItems", s.PrefixItems, err)
+	w.integer("minItems", s.MinItems)
+	w.integer("maxItems", s.MaxItems)
+	w.schema("additionalItems", s.AdditionalItems, err)
+	w.flag("uniqueItems", s.UniqueItems)
+	w.schema("contains", s.Contains, err)
+	w.integer("minContains", s.MinContains)
+	w.integer("maxContains", s.MaxContains)
+	w.schema("unevaluatedItems", s.UnevaluatedItems, err)
+	w.integer("minProperties", s.MinProperties)
+	w.integer("maxProperties", s.MaxProperties)
+	if len(s.Required) > 0 {
+		w.key("required")
+		w.b = appendStrings(w.b, s.Required)
+		w.done()
+	}
+	if len(s.DependentRequired) > 0 {
+		w.key("dependentRequired")
+		w.b, *err = appendAny(w.b, s.DependentRequired, *err)
+		w.done()
+	}
+}
+
+// applicators writes the keywords that hold subschemas, and the content and
+// format annotations.
+func (w *schemaWriter) applicators(s *jsonschema.Schema, err *error) {
+	w.schemaMap("patternProperties", s.PatternProperties, err)
+	w.schema("additionalProperties", s.AdditionalProperties, err)
+	w.schema("propertyNames", s.PropertyNames, err)
+	w.schema("unevaluatedProperties", s.UnevaluatedProperties, err)
+	w.schemas("allOf", s.AllOf, err)
+	w.schemas("anyOf", s.AnyOf, err)
+	w.schemas("oneOf", s.OneOf, err)
+	w.schema("not", s.Not, err)
+	w.schema("if", s.If, err)
+	w.schema("then", s.Then, err)
+	w.schema("else", s.Else, err)
+	w.schemaMap("dependentSchemas", s.DependentSchemas, err)
+	w.str("contentEncoding", s.ContentEncoding)
+	w.str("contentMediaType", s.ContentMediaType)
+	w.schema("contentSchema", s.ContentSchema, err)
+	w.str("format", s.Format)
 }
 
 // checkSchema makes the checks jsonschema-go's MarshalJSON makes.
