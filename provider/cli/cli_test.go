@@ -128,6 +128,11 @@ func parityTree(t *testing.T) string {
 // tl in ws.
 func call(t *testing.T, ws *workspace.Workspace, tl *tool.Tool, args string) (tool.Result, error) {
 	t.Helper()
+	return callB(t, ws, tl, args)
+}
+
+func callB(t testing.TB, ws *workspace.Workspace, tl *tool.Tool, args string) (tool.Result, error) {
+	t.Helper()
 	v, err := schema.Compile(tl.InputSchema)
 	if err != nil {
 		t.Fatal(err)
@@ -517,7 +522,9 @@ func FuzzRipgrepJSON(f *testing.F) {
 	f.Cleanup(func() { ws.Close() })
 	f.Fuzz(func(t *testing.T, out []byte) {
 		c := search.NewCollector(search.ModeContent, 5, 1)
-		rd := rgReader{q: &tools.GrepQuery{Start: "."}, c: c, filter: newIgnoreFilter(ws, ".")}
+		filter := search.NewFilter(ws, ".")
+		defer filter.Close()
+		rd := rgReader{q: &tools.GrepQuery{Start: "."}, c: c, filter: filter}
 		_ = rd.read(bufio.NewReader(bytes.NewReader(out)))
 		c.Result()
 	})

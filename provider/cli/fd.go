@@ -17,28 +17,30 @@ type fd struct{ runner }
 
 // glob is a tools.GlobBackend. fd lists the files below the pattern's
 // leading directories whose names match the pattern's last part; the
-// engine's glob matcher then decides on the whole path, and the
-// modification times are read through the workspace.
+// engine's glob matcher then decides on the whole path, and the filter
+// applies the ignore rules fd does not know and reads the modification
+// times.
 func (f fd) glob(ctx context.Context, ws *workspace.Workspace, q *tools.GlobQuery, c *search.GlobCollector) error {
 	start, rest, ok, err := search.PlanGlob(ws, q.Base, q.Pattern)
 	if err != nil || !ok {
 		return err
 	}
-	filter := newIgnoreFilter(ws, start)
+	filter := search.NewFilter(ws, start)
+	defer filter.Close()
 	read := func(r io.Reader) error {
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		sc.Split(splitNUL)
 		for sc.Scan() {
 			p := cleanPath(sc.Text())
-			if !rest.Match(search.RelTo(start, p), path.Base(p)) || !filter.keep(p) {
+			if !rest.Match(search.RelTo(start, p), path.Base(p)) || !filter.Keep(p) {
 				continue
 			}
-			fi, err := ws.Lstat(p)
+			mt, err := filter.ModTime(p)
 			if err != nil {
 				continue // gone since fd listed it
 			}
-			c.Add(search.FileTime{Path: p, ModTime: fi.ModTime()})
+			c.Add(search.FileTime{Path: p, ModTime: mt})
 		}
 		return sc.Err()
 	}

@@ -29,7 +29,9 @@ func (r ripgrep) grep(ctx context.Context, ws *workspace.Workspace, q *tools.Gre
 	if !q.StartIsDir {
 		return tools.BuiltinGrep(ctx, ws, q, c)
 	}
-	rd := rgReader{q: q, c: c, filter: newIgnoreFilter(ws, q.Start)}
+	filter := search.NewFilter(ws, q.Start)
+	defer filter.Close()
+	rd := rgReader{q: q, c: c, filter: filter}
 	stderr, err := r.run(ctx, ws.Dir(), r.args(q, c), rd.read)
 	if err == nil || exitCode(err) == 1 || exitCode(err) == 2 && strings.TrimSpace(stderr) == "" {
 		return nil // 1: no match; 2 with nothing said: some file could not be read, as the engine skips it
@@ -82,12 +84,12 @@ func nameGlob(g *search.PathGlob) string {
 type rgReader struct {
 	q      *tools.GrepQuery
 	c      *search.Collector
-	filter *ignoreFilter
+	filter *search.Filter // the rules rg did not apply
 }
 
 // keep reports whether a file rg found is one the engine would search.
 func (rd *rgReader) keep(rel string) bool {
-	if !rd.filter.keep(rel) {
+	if !rd.filter.Keep(rel) {
 		return false
 	}
 	return rd.q.Filter == nil || rd.q.Filter.Match(search.RelTo(rd.q.Start, rel), path.Base(rel))
