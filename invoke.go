@@ -363,3 +363,11 @@ func (tk *Toolkit) record(ctx context.Context, c *call, out *Output, start time.
 		tk.logger.WarnContext(ctx, "audit record lost", "call_id", c.ID, "err", err)
 	}
 }
+
+// InvokeTool runs one call and returns the model's view of its result; it
+// is what package driver's Invoker asks of a toolkit. On failure the result
+// is the error result to send back, and err the *tool.Error.
+func (tk *Toolkit) InvokeTool(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error) {
+	out, err := tk.InvokeCall(ctx, ToolCall{ID: id, Name: name, Arguments: args})
+	return out.Content, err
+}

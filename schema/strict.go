@@ -31,7 +31,7 @@ func OpenAIStrict(s *jsonschema.Schema) (*jsonschema.Schema, error) {
 	if s == nil {
 		return nil, fmt.Errorf("%w: nil schema", ErrNotStrict)
 	}
-	out := s.CloneSchemas()
+	out := cloneTree(s)
 	if out.Type != "object" {
 		return nil, fmt.Errorf("%w: root must be an object, is %q", ErrNotStrict, out.Type)
 	}
@@ -132,4 +132,56 @@ func makeNullable(p *jsonschema.Schema) {
 
 func isFalse(s *jsonschema.Schema) bool {
 	return s.Not != nil && s.Not.Type == "" && len(s.Not.Types) == 0 && s.Not.Properties == nil && s.Not.Ref == ""
+}
+
+// cloneTree copies s deeply enough for OpenAIStrict to change the copy freely:
+// every schema node, and every slice and map the conversion rewrites. It is
+// hand-written because jsonschema-go's reflective CloneSchemas was most of a
+// cold catalogue conversion's cost (driver/openai's benchmark).
+func cloneTree(s *jsonschema.Schema) *jsonschema.Schema {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Types = slices.Clone(s.Types)
+	c.Required = slices.Clone(s.Required)
+	c.Enum = slices.Clone(s.Enum)
+	c.PropertyOrder = slices.Clone(s.PropertyOrder)
+	c.Properties = cloneMap(s.Properties)
+	c.Defs = cloneMap(s.Defs)
+	c.Definitions = cloneMap(s.Definitions)
+	c.PatternProperties = cloneMap(s.PatternProperties)
+	c.DependentSchemas = cloneMap(s.DependentSchemas)
+	c.AllOf = cloneList(s.AllOf)
+	c.AnyOf = cloneList(s.AnyOf)
+	c.OneOf = cloneList(s.OneOf)
+	c.PrefixItems = cloneList(s.PrefixItems)
+	c.ItemsArray = cloneList(s.ItemsArray)
+	for _, p := range []**jsonschema.Schema{&c.Items, &c.AdditionalProperties, &c.Not, &c.AdditionalItems,
+		&c.Contains, &c.If, &c.Then, &c.Else, &c.PropertyNames, &c.UnevaluatedItems, &c.UnevaluatedProperties, &c.ContentSchema} {
+		*p = cloneTree(*p)
+	}
+	return &c
+}
+
+func cloneMap(m map[string]*jsonschema.Schema) map[string]*jsonschema.Schema {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]*jsonschema.Schema, len(m))
+	for k, v := range m {
+		out[k] = cloneTree(v)
+	}
+	return out
+}
+
+func cloneList(l []*jsonschema.Schema) []*jsonschema.Schema {
+	if l == nil {
+		return nil
+	}
+	out := make([]*jsonschema.Schema, len(l))
+	for i, v := range l {
+		out[i] = cloneTree(v)
+	}
+	return out
 }
