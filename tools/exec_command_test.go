@@ -18,8 +18,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver/outputcache"
-	"github.com/quiverkit/quiver/schema"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/tool/tooltest"
 	"github.com/quiverkit/quiver/workspace"
 )
 
@@ -74,16 +74,9 @@ func newExecEnv(t testing.TB, allow ...string) *execEnv {
 
 func (e *execEnv) call(tl *tool.Tool, args string) (tool.Result, error) {
 	e.t.Helper()
-	v, err := schema.Compile(tl.InputSchema)
+	raw, err := tooltest.Validate(tl, args)
 	if err != nil {
-		e.t.Fatal(err)
-	}
-	m, err := schema.ParseObject([]byte(args))
-	if err != nil {
-		e.t.Fatalf("arguments %s: %v", args, err)
-	}
-	if _, err := v.Validate(m); err != nil {
-		return tool.Result{}, tool.Errorf(tool.CodeInvalidArguments, "%v", err)
+		return tool.Result{}, err
 	}
 	scope := tool.NewScope(nil, e.shared)
 	if !e.noGate {
@@ -91,7 +84,7 @@ func (e *execEnv) call(tl *tool.Tool, args string) (tool.Result, error) {
 	}
 	defer scope.Close()
 	tc := tool.NewContext("call-1", tl.Name, nil, scope)
-	return tl.Execute(context.Background(), tc, json.RawMessage(args))
+	return tl.Execute(context.Background(), tc, raw)
 }
 
 // override sets the toolkit-wide value of a (Shared) dependency, as a host

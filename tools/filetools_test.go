@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/quiverkit/quiver/schema"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/tool/tooltest"
 	"github.com/quiverkit/quiver/workspace"
 )
 
@@ -54,18 +54,11 @@ func (e *fileEnv) context(name string) tool.Context {
 // run validates args (a JSON object) against tl's schema and executes tl.
 func (e *fileEnv) run(tl *tool.Tool, args string) (tool.Result, error) {
 	e.t.Helper()
-	v, err := schema.Compile(tl.InputSchema)
+	raw, err := tooltest.Validate(tl, args)
 	if err != nil {
-		e.t.Fatal(err)
+		return tool.Result{}, err
 	}
-	m, err := schema.ParseObject([]byte(args))
-	if err != nil {
-		e.t.Fatalf("arguments %s: %v", args, err)
-	}
-	if _, err := v.Validate(m); err != nil {
-		return tool.Result{}, tool.Errorf(tool.CodeInvalidArguments, "%v", err)
-	}
-	return tl.Execute(context.Background(), e.context(tl.Name), json.RawMessage(args))
+	return tl.Execute(context.Background(), e.context(tl.Name), raw)
 }
 
 // runOK runs tl and fails the test on an error.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
@@ -14,13 +13,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quiverkit/quiver/schema"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/tool/tooltest"
 	"github.com/quiverkit/quiver/workspace"
 )
 
-// runTool validates args against t's schema, as the pipeline does, and runs
-// t in a workspace at root.
+// runValidated validates args against tl's schema, as the pipeline does, and
+// runs tl in a workspace at root.
 func runValidated(t *testing.T, tl *tool.Tool, root string, args string) (tool.Result, error) {
 	t.Helper()
 	ws, err := workspace.Open(root, workspace.Options{})
@@ -28,19 +27,9 @@ func runValidated(t *testing.T, tl *tool.Tool, root string, args string) (tool.R
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	v, err := schema.Compile(tl.InputSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := schema.ParseObject([]byte(args))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := v.Validate(m); err != nil {
-		return tool.Result{}, tool.Errorf(tool.CodeInvalidArguments, "%v", err)
-	}
-	scope := tool.NewScope(map[string]tool.Factory{workspace.Key.ID: func(context.Context) (any, error) { return ws, nil }}, nil)
-	return tl.Execute(context.Background(), tool.NewContext("t1", tl.Name, nil, scope), json.RawMessage(args))
+	shared := tool.NewScope(nil, nil)
+	shared.Provide(workspace.Key.ID, ws)
+	return tooltest.Call(context.Background(), tl, shared, args)
 }
 
 func readFileOut(t *testing.T, args string, dir string) (*ReadFileOutput, tool.Result) {

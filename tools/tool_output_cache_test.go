@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -10,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver/outputcache"
-	"github.com/quiverkit/quiver/schema"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/tool/tooltest"
 )
 
 // cacheEnv runs tools the way the pipeline does (arguments validated
@@ -33,19 +32,7 @@ func newCacheEnv(t testing.TB, store outputcache.Store) *cacheEnv {
 
 func (e *cacheEnv) run(tl *tool.Tool, args string) (tool.Result, error) {
 	e.t.Helper()
-	v, err := schema.Compile(tl.InputSchema)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	m, err := schema.ParseObject([]byte(args))
-	if err != nil {
-		e.t.Fatalf("arguments %s: %v", args, err)
-	}
-	if _, err := v.Validate(m); err != nil {
-		return tool.Result{}, tool.Errorf(tool.CodeInvalidArguments, "%v", err)
-	}
-	tc := tool.NewContext("call_1", tl.Name, nil, tool.NewScope(nil, e.shared))
-	return tl.Execute(context.Background(), tc, json.RawMessage(args))
+	return tooltest.Call(context.Background(), tl, e.shared, args)
 }
 
 func (e *cacheEnv) put(data string) string {
