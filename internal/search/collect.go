@@ -218,18 +218,49 @@ func (h *fileHeap) Pop() any {
 // '\r', and cut to MaxLineRunes characters with an ellipsis when longer.
 // Bytes that are not UTF-8 count as one character each and are kept as
 // they are.
-func ClipLine(b []byte) string {
+func ClipLine(b []byte) string { return ClipLineAt(b, -1) }
+
+// clipLead is how many characters before a match a clipped line keeps.
+const clipLead = 100
+
+// ClipLineAt is ClipLine for a matching line whose first match starts at
+// byte at (-1: unknown): a long line is cut around the match, not at its
+// start, so the match is shown, with an ellipsis on each side that was cut.
+func ClipLineAt(b []byte, at int) string {
 	if n := len(b); n > 0 && b[n-1] == '\r' {
 		b = b[:n-1]
 	}
 	if len(b) <= MaxLineRunes {
 		return string(b)
 	}
-	chars := 0
-	for i := 0; i < len(b); chars++ {
-		if chars == MaxLineRunes {
-			return string(b[:i]) + "…"
+	starts := runeStarts(b) // byte offset of every character, then len(b)
+	total := len(starts) - 1
+	if total <= MaxLineRunes {
+		return string(b)
+	}
+	first := 0
+	if at > 0 {
+		i := sort.SearchInts(starts, at) // the character holding byte at
+		if i > MaxLineRunes-clipLead {
+			first = min(i-clipLead, total-MaxLineRunes)
 		}
+	}
+	last := first + MaxLineRunes
+	text := string(b[starts[first]:starts[last]])
+	if first > 0 {
+		text = "…" + text
+	}
+	if last < total {
+		text += "…"
+	}
+	return text
+}
+
+// runeStarts returns the byte offset of each character of b, and len(b).
+func runeStarts(b []byte) []int {
+	out := make([]int, 0, len(b)+1)
+	for i := 0; i < len(b); {
+		out = append(out, i)
 		if b[i] < utf8.RuneSelf {
 			i++
 			continue
@@ -237,7 +268,7 @@ func ClipLine(b []byte) string {
 		_, size := utf8.DecodeRune(b[i:])
 		i += size
 	}
-	return string(b)
+	return append(out, len(b))
 }
 
 // FileTime is one glob result.

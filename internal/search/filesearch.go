@@ -77,7 +77,7 @@ func (s *fileSearcher) region(data []byte, final bool) {
 			continue
 		}
 		s.emitBefore(data, start, lineNo)
-		s.emitLine(Line{Num: lineNo, Text: ClipLine(data[start:end])}, end)
+		s.emitLine(Line{Num: lineNo, Text: s.sc.clipMatch(data[start:end])}, end)
 		s.lastMatch = lineNo
 		if s.kept++; s.kept == s.limit {
 			s.keep = false

@@ -43,8 +43,11 @@ func contextBackground() context.Context { return context.Background() }
 
 // naiveGrep is the reference for one file without NUL bytes: every line
 // tested on its own; context lines merged; the first limit matches kept
-// with the after-context of the last one up to the next match.
-func naiveGrep(t testing.TB, m *Matcher, text string, ctxLines, limit int) FileResult {
+// with the after-context of the last one up to the next match. A long
+// matching line is shown around its match, except one that does not fit
+// the stream window (window, when the file does not fit it either), which
+// is shown by its head.
+func naiveGrep(t testing.TB, m *Matcher, text string, ctxLines, limit, window int) FileResult {
 	var lines []string
 	if text != "" {
 		lines = strings.Split(text, "\n")
@@ -82,10 +85,22 @@ func naiveGrep(t testing.TB, m *Matcher, text string, ctxLines, limit int) FileR
 			show[j] = 1
 		}
 	}
+	streamed := len(text) >= window
 	for i := 0; i < stopAt; i++ {
-		if show[i] > 0 {
-			res.Lines = append(res.Lines, Line{Num: i + 1, Text: ClipLine([]byte(lines[i])), Context: show[i] == 1})
+		if show[i] == 0 {
+			continue
 		}
+		l := []byte(lines[i])
+		shown := ClipLine(l)
+		switch {
+		case streamed && len(l) >= window:
+			if !strings.HasSuffix(shown, "…") {
+				shown += "…"
+			}
+		case show[i] == 2:
+			shown = sc.clipMatch(l)
+		}
+		res.Lines = append(res.Lines, Line{Num: i + 1, Text: shown, Context: show[i] == 1})
 	}
 	return res
 }
@@ -132,9 +147,9 @@ func TestFileSearchAgreesWithNaiveLineByLine(t *testing.T) {
 		text := randomText(r, 50+r.IntN(400), "needle")
 		ctxLines := r.IntN(4)
 		limit := 1 + r.IntN(30)
-		want := naiveGrep(t, m, text, ctxLines, limit)
 		for _, window := range []int{maxWhole, 1 << 10, 2 << 10, 4096 + 17} {
 			for _, half := range []bool{false, true} {
+				want := naiveGrep(t, m, text, ctxLines, limit, window)
 				got, _ := searchText(t, m, text, ModeContent, ctxLines, limit, window, half)
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Fatalf("round %d, window %d, half reads %v, context %d, limit %d (-naive +searcher):\n%s", round, window, half, ctxLines, limit, diff)
@@ -157,7 +172,7 @@ func TestFileSearchStreamsLargeFilesWithRipgrepBlocks(t *testing.T) {
 	}
 	text := b.String()
 	m, _ := Compile("needle", PatternOptions{Fixed: true})
-	want := naiveGrep(t, m, text, 2, 50)
+	want := naiveGrep(t, m, text, 2, 50, 512<<10)
 	got, _ := searchText(t, m, text, ModeContent, 2, 50, 512<<10, false)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("(-naive +stream):\n%s", diff)
@@ -177,13 +192,29 @@ func TestFileSearchModes(t *testing.T) {
 	}
 }
 
-func TestFileSearchClipsLongLines(t *testing.T) {
+func TestFileSearchClipsLongLinesAroundTheMatch(t *testing.T) {
 	m, _ := Compile("needle", PatternOptions{Fixed: true})
-	long := strings.Repeat("é", 600) + " needle"
-	res, _ := searchText(t, m, long+"\n", ModeContent, 0, 10, maxWhole, false)
-	want := strings.Repeat("é", MaxLineRunes) + "…"
-	if len(res.Lines) != 1 || res.Lines[0].Text != want {
-		t.Errorf("got %+v, want one line of %d characters and an ellipsis", res.Lines, MaxLineRunes)
+	tests := []struct {
+		name, line, want string
+	}{
+		{"match near the start: the head", "a needle " + strings.Repeat("é", 600),
+			"a needle " + strings.Repeat("é", MaxLineRunes-9) + "…"},
+		{"match at the end: the tail", strings.Repeat("é", 600) + " needle",
+			"…" + strings.Repeat("é", MaxLineRunes-7) + " needle"},
+		{"match in the middle: cut on both sides", strings.Repeat("x", 1000) + "needle" + strings.Repeat("y", 1000),
+			"…" + strings.Repeat("x", clipLead) + "needle" + strings.Repeat("y", MaxLineRunes-clipLead-6) + "…"},
+	}
+	for _, tt := range tests {
+		other := strings.Replace(tt.line, "needle", "noodle", 1)
+		res, _ := searchText(t, m, tt.line+"\n"+other+"\n", ModeContent, 1, 10, maxWhole, false)
+		if len(res.Lines) != 2 || res.Lines[0].Text != tt.want {
+			t.Errorf("%s: got %+v", tt.name, res.Lines)
+			continue
+		}
+		// A context line is shown by its head.
+		if head := ClipLine([]byte(other)); res.Lines[1].Text != head {
+			t.Errorf("%s: context line %q, want the head", tt.name, res.Lines[1].Text)
+		}
 	}
 }
 
@@ -260,10 +291,11 @@ func FuzzFileSearch(f *testing.F) {
 		}
 		m, _ := Compile("needle", PatternOptions{Fixed: true})
 		c, l := int(ctxLines%5), int(limit%20)+1
-		want := naiveGrep(t, m, text, c, l)
-		got, _ := searchText(t, m, text, ModeContent, c, l, int(window)+overlap+64, false)
+		w := int(window) + overlap + 64
+		want := naiveGrep(t, m, text, c, l, w)
+		got, _ := searchText(t, m, text, ModeContent, c, l, w, false)
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("context %d limit %d window %d (-naive +searcher):\n%s", c, l, int(window)+overlap+64, diff)
+			t.Fatalf("context %d limit %d window %d (-naive +searcher):\n%s", c, l, w, diff)
 		}
 	})
 }

@@ -322,6 +322,22 @@ func (s *scanner) lineMatches(line []byte) bool {
 	return m.re.Match(line)
 }
 
+// clipMatch returns a matching line as results show it, cut around its
+// first match when it is long.
+func (s *scanner) clipMatch(line []byte) string {
+	if len(line) <= MaxLineRunes {
+		return ClipLineAt(line, -1)
+	}
+	at := -1
+	if s.m.exact {
+		s.lf.reset()
+		at = s.lf.index(line, 0)
+	} else if loc := s.m.re.FindIndex(line); loc != nil {
+		at = loc[0]
+	}
+	return ClipLineAt(line, at)
+}
+
 func lineStart(data []byte, i int) int { return bytes.LastIndexByte(data[:i], '\n') + 1 }
 
 func lineEnd(data []byte, i int) int {

@@ -20,9 +20,10 @@ import (
 type ripgrep struct{ runner }
 
 // maxJSONLine bounds one line of rg's JSON output held in memory; a longer
-// one (a match in a huge line) sends the call to the engine, which shows
-// such lines by their head without holding them.
-const maxJSONLine = 16 << 20
+// one (a match in a line of about a megabyte or more) sends the call to the
+// engine, which reads such lines in windows and shows the longest by their
+// head.
+const maxJSONLine = 1 << 20
 
 // grep is a tools.GrepBackend.
 func (r ripgrep) grep(ctx context.Context, ws *workspace.Workspace, q *tools.GrepQuery, c *search.Collector) error {
@@ -150,6 +151,9 @@ type rgMessage struct {
 		Path       rgText `json:"path"`
 		Lines      rgText `json:"lines"`
 		LineNumber int    `json:"line_number"`
+		Submatches []struct {
+			Start int `json:"start"`
+		} `json:"submatches"`
 	} `json:"data"`
 }
 
@@ -191,7 +195,11 @@ func (rd *rgReader) readJSON(br *bufio.Reader) error {
 			}
 		case "match", "context":
 			if cur != nil {
-				cur.add(m.Type == "match", m.Data.LineNumber, m.Data.Lines.String())
+				at := -1
+				if len(m.Data.Submatches) > 0 {
+					at = m.Data.Submatches[0].Start
+				}
+				cur.add(m.Type == "match", m.Data.LineNumber, m.Data.Lines.String(), at)
 			}
 		case "end":
 			if cur != nil {
@@ -246,7 +254,7 @@ type fileAcc struct {
 	done  bool // the limit is reached: only count now
 }
 
-func (a *fileAcc) add(match bool, num int, text string) {
+func (a *fileAcc) add(match bool, num int, text string, at int) {
 	if match {
 		a.res.Count++
 	}
@@ -261,7 +269,10 @@ func (a *fileAcc) add(match bool, num int, text string) {
 		a.kept++
 	}
 	text = strings.TrimSuffix(text, "\n")
-	a.res.Lines = append(a.res.Lines, search.Line{Num: num, Text: search.ClipLine([]byte(text)), Context: !match})
+	if !match || at > len(text) {
+		at = -1
+	}
+	a.res.Lines = append(a.res.Lines, search.Line{Num: num, Text: search.ClipLineAt([]byte(text), at), Context: !match})
 }
 
 func (a *fileAcc) result(context int) search.FileResult {

@@ -1,0 +1,60 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/tools"
+)
+
+func TestGlobSearchNewestFirst(t *testing.T) {
+	dir := writeSearchFixture(t)
+	for name, tk := range searchBackends(t, dir) {
+		t.Run(name, func(t *testing.T) {
+			out, err := quiver.Call(context.Background(), tk, tools.GlobSearch, tools.GlobSearchInput{Pattern: "**/*.go", MaxResults: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// link.go is a symlink made last; server_test.go was written
+			// after server.go, which was written after main.go.
+			want := &tools.GlobSearchOutput{Files: []string{"link.go", "server/server_test.go", "server/server.go"}, Total: 4, Truncated: true}
+			if diff := cmp.Diff(want, out); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestGlobSearchRefusesBadInput(t *testing.T) {
+	dir := writeSearchFixture(t)
+	tests := []struct {
+		name string
+		args string
+		code tool.Code
+		hint string
+	}{
+		{"absolute pattern", `{"pattern":"/etc/*"}`, tool.CodeInvalidArguments, "absolute"},
+		{"pattern climbing out", `{"pattern":"../*"}`, tool.CodeInvalidArguments, "climbs out"},
+		{"pattern climbing out midway", `{"pattern":"a/../../*"}`, tool.CodeInvalidArguments, "climbs out"},
+		{"invalid pattern", `{"pattern":"[a-"}`, tool.CodeInvalidArguments, "invalid glob pattern"},
+		{"unclosed brace", `{"pattern":"*.{go"}`, tool.CodeInvalidArguments, "invalid glob pattern"},
+		{"empty pattern", `{"pattern":""}`, tool.CodeInvalidArguments, "pattern"},
+		{"base_dir outside", `{"pattern":"*","base_dir":"../"}`, tool.CodeSandboxViolation, "outside the workspace"},
+		{"base_dir a file", `{"pattern":"*","base_dir":"go.mod"}`, tool.CodeExecutionFailed, "not a directory"},
+		{"base_dir missing", `{"pattern":"*","base_dir":"nowhere"}`, tool.CodeExecutionFailed, "no such file"},
+		{"max_results too large", `{"pattern":"*","max_results":100000}`, tool.CodeInvalidArguments, "max_results"},
+	}
+	for name, tk := range searchBackends(t, dir) {
+		for _, tt := range tests {
+			t.Run(name+" "+tt.name, func(t *testing.T) {
+				_, err := tk.Invoke(context.Background(), "glob_search", json.RawMessage(tt.args))
+				wantCode(t, err, tt.code, tt.hint)
+			})
+		}
+	}
+}
