@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/quiverkit/quiver/internal/search"
-	"github.com/quiverkit/quiver/schema"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/tool/tooltest"
 	"github.com/quiverkit/quiver/tools"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -124,8 +123,8 @@ func parityTree(t *testing.T) string {
 	return dir
 }
 
-// call validates args against tl's schema, as the pipeline does, and runs
-// tl in ws.
+// call runs tl in ws as the pipeline would (tooltest validates the
+// arguments against the schema first).
 func call(t *testing.T, ws *workspace.Workspace, tl *tool.Tool, args string) (tool.Result, error) {
 	t.Helper()
 	return callB(t, ws, tl, args)
@@ -133,19 +132,9 @@ func call(t *testing.T, ws *workspace.Workspace, tl *tool.Tool, args string) (to
 
 func callB(t testing.TB, ws *workspace.Workspace, tl *tool.Tool, args string) (tool.Result, error) {
 	t.Helper()
-	v, err := schema.Compile(tl.InputSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := schema.ParseObject([]byte(args))
-	if err != nil {
-		t.Fatalf("arguments %s: %v", args, err)
-	}
-	if _, err := v.Validate(m); err != nil {
-		return tool.Result{}, tool.Errorf(tool.CodeInvalidArguments, "%v", err)
-	}
-	scope := tool.NewScope(map[string]tool.Factory{workspace.Key.ID: func(context.Context) (any, error) { return ws, nil }}, nil)
-	return tl.Execute(context.Background(), tool.NewContext("call", tl.Name, nil, scope), json.RawMessage(args))
+	shared := tool.NewScope(nil, nil)
+	shared.Provide(workspace.Key.ID, ws)
+	return tooltest.Call(context.Background(), tl, shared, args)
 }
 
 func toolByName(t *testing.T, list []*tool.Tool, name string) *tool.Tool {
