@@ -1,11 +1,14 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -66,7 +69,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Unauthorized: a bearer token is required", http.StatusUnauthorized)
 		return
 	}
-	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && g.opensSession(r) {
 		if !g.reserveSession() {
 			w.Header().Set("Retry-After", "5")
 			http.Error(w, fmt.Sprintf("Service Unavailable: %d sessions are open, the limit", g.s.opts.MaxSessions), http.StatusServiceUnavailable)
@@ -79,6 +82,37 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	done := g.s.posts.add(id, r.Context(), r.Method == http.MethodPost)
 	defer done()
 	g.next.ServeHTTP(w, r)
+}
+
+// opensSession reports whether a request without a session id would open
+// one: whether it is an initialize request. Others (a probe for the newer
+// protocol, garbage) get a session only for the length of the request, so
+// they are not counted against the limit. The body is read here and put
+// back; a body over the limit is left for the SDK's handler to refuse.
+func (g *guard) opensSession(r *http.Request) bool {
+	body, err := io.ReadAll(io.LimitReader(r.Body, g.s.opts.MaxBodyBytes+1))
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil || int64(len(body)) > g.s.opts.MaxBodyBytes {
+		return false
+	}
+	var msg struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &msg) == nil {
+		return msg.Method == "initialize"
+	}
+	var batch []struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &batch) == nil {
+		for _, m := range batch {
+			if m.Method == "initialize" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // reserveSession counts open sessions plus those being opened against the

@@ -55,6 +55,9 @@ type Options struct {
 	// ShutdownGrace is how long [Server.Serve] lets calls in flight finish
 	// after its context ends; default 10 seconds.
 	ShutdownGrace time.Duration
+	// StdinGrace is how long [Server.Run] lets calls in flight finish after
+	// the client closed its end; default 2 seconds.
+	StdinGrace time.Duration
 }
 
 func (o *Options) setDefaults() {
@@ -78,6 +81,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.ShutdownGrace <= 0 {
 		o.ShutdownGrace = 10 * time.Second
+	}
+	if o.StdinGrace <= 0 {
+		o.StdinGrace = 2 * time.Second
 	}
 }
 
@@ -210,12 +216,14 @@ func (s *Server) invoke(ctx context.Context, req *mcp.CallToolRequest) quiver.Ou
 // Run serves one session over r and w — stdin and stdout for `quiver serve`
 // — until the client closes r or ctx ends. A client that closes its end is a
 // clean end, not an error. Calls in flight when the session ends are
-// cancelled. Nothing but protocol messages is written to w; a line that is
-// not JSON, or is longer than Options.MaxBodyBytes, is answered with a
-// JSON-RPC error and the session goes on.
+// cancelled: when r ends, requests already read are answered if they finish
+// within Options.StdinGrace, and the rest are cancelled. Nothing but
+// protocol messages is written to w; a line that is not JSON, or is longer
+// than Options.MaxBodyBytes, is answered with a JSON-RPC error and the
+// session goes on.
 func (s *Server) Run(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 	out := &lockedWriter{w: w}
-	in := filterLines(r, out, int(s.opts.MaxBodyBytes))
+	in := filterLines(r, out, int(s.opts.MaxBodyBytes), s.opts.StdinGrace)
 	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil

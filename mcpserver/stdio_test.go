@@ -137,7 +137,7 @@ func TestStdioMalformedAndOversizedLinesAreAnsweredAndTheSessionGoesOn(t *testin
 
 func TestStdioClosedStdinIsACleanExit(t *testing.T) {
 	f := newFixture(t)
-	r := startRaw(t, newServer(t, f, mcpserver.Options{}))
+	r := startRaw(t, newServer(t, f, mcpserver.Options{StdinGrace: 100 * time.Millisecond}))
 	r.initialize()
 	r.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
 	<-f.started
@@ -154,5 +154,31 @@ func TestStdioClosedStdinIsACleanExit(t *testing.T) {
 	case <-f.cancelled:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the call in flight was not cancelled when the client went away")
+	}
+}
+
+func TestStdioRequestsWrittenBeforeStdinClosesAreAnswered(t *testing.T) {
+	f := newFixture(t)
+	r := startRaw(t, newServer(t, f, mcpserver.Options{}))
+	r.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nap","arguments":{}}}`)
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"piped"}}}`)
+	r.in.Close()
+	got := map[float64]bool{}
+	for range 3 {
+		m := r.recv()
+		got[m["id"].(float64)] = m["result"] != nil
+	}
+	if !got[0] || !got[1] || !got[2] {
+		t.Errorf("answers %v, want results for ids 0, 1 and 2", got)
+	}
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Errorf("Run = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return once every request was answered")
 	}
 }
