@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -130,17 +131,17 @@ func serveHTTP(t *testing.T, dir string, args ...string) string {
 		}
 	}()
 	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
+		cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan error, 1)
 		go func() { <-logDone; done <- cmd.Wait() }()
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Errorf("quiver serve --http did not exit cleanly on SIGINT: %v\n%s", err, log.String())
+				t.Errorf("quiver serve --http did not exit cleanly on SIGTERM: %v\n%s", err, log.String())
 			}
 		case <-time.After(20 * time.Second):
 			cmd.Process.Kill()
-			t.Errorf("quiver serve --http did not exit within 20s of SIGINT")
+			t.Errorf("quiver serve --http did not exit within 20s of SIGTERM")
 		}
 	})
 	select {

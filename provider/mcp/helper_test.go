@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,6 +106,14 @@ func addTestTools(srv *sdk.Server) {
 	srv.AddTool(&sdk.Tool{Name: "image", InputSchema: map[string]any{"type": "object"}, Annotations: ro},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "a pixel:"}, &sdk.ImageContent{MIMEType: "image/png", Data: []byte("\x89PNG")}}}, nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "lines", Description: "Prints 3000 lines.", InputSchema: map[string]any{"type": "object"}, Annotations: ro},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var b strings.Builder
+			for i := 1; i <= 3000; i++ {
+				fmt.Fprintf(&b, "line %d\n", i)
+			}
+			return text(b.String()), nil
 		})
 	srv.AddTool(&sdk.Tool{Name: "hang", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

@@ -108,7 +108,7 @@ func TestListingKeepsSchemasWholeAndSkipsBadTools(t *testing.T) {
 		byName[tl.Name] = tl
 		names = append(names, tl.Name)
 	}
-	want := []string{"test__a_tool_with_spaces", "test__crash", "test__distance", "test__fail", "test__grow", "test__hang", "test__image", "test__quiver-denied"}
+	want := []string{"test__a_tool_with_spaces", "test__crash", "test__distance", "test__fail", "test__grow", "test__hang", "test__image", "test__lines", "test__quiver-denied"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
@@ -196,6 +196,13 @@ func TestCallsThroughThePipeline(t *testing.T) {
 	}
 	if got, _ := out.Content.Output.(json.RawMessage); string(got) != `{"distance":4}` {
 		t.Errorf("typed output %s, want the structured content", got)
+	}
+	out, err = tk.Invoke(t.Context(), "test__lines", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if view := out.Content.String(); out.OutputRef == "" || strings.Contains(view, "line 1500\n") || !strings.Contains(view, out.OutputRef) {
+		t.Errorf("a 3000-line answer came back with ref %q and a view of %d bytes; want it trimmed through the output cache", out.OutputRef, len(view))
 	}
 }
 
