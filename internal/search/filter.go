@@ -45,13 +45,18 @@ func (f *Filter) Close() {
 }
 
 // Keep reports whether the walker would visit the file rel (relative to
-// the workspace root, below the start).
+// the workspace root, below the start). A path that is not clean and
+// relative, or not below the start, is not one the walker could visit.
 func (f *Filter) Keep(rel string) bool {
+	if !strictlyBelow(rel, f.start) || path.Clean(rel) != rel || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+		return false
+	}
 	dir := path.Dir(rel)
 	return !f.prunedDir(dir) && !f.stack(dir).Ignored(rel, false)
 }
 
-// ModTime returns rel's modification time, a symlink's own.
+// ModTime returns rel's modification time, a symlink's own. rel must be a
+// path Keep accepted.
 func (f *Filter) ModTime(rel string) (time.Time, error) {
 	if d := f.dir(path.Dir(rel)); d != nil {
 		return d.sys.modTime(path.Base(rel))

@@ -46,3 +46,18 @@ func trimLinkMark(s string) string {
 	}
 	return s
 }
+
+func TestFilterRefusesPathsTheWalkerCannotReach(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"src/a.go": "", "b.go": ""})
+	f := NewFilter(openWS(t, dir), "src")
+	defer f.Close()
+	for _, p := range []string{"/etc/passwd", "/", "../x", "src/../b.go", "b.go", "src", "./src/a.go", "src//a.go", ""} {
+		if f.Keep(p) {
+			t.Errorf("Keep(%q) = true", p)
+		}
+	}
+	if !f.Keep("src/a.go") {
+		t.Error("Keep(src/a.go) = false")
+	}
+}

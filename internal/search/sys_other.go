@@ -25,7 +25,7 @@ func openRootDir(ws *workspace.Workspace, rel string) (sysDir, fileID, error) {
 	return sysDir{root: r}, fileID{}, nil
 }
 
-func (d sysDir) openDir(name string, _ bool) (sysDir, fileID, error) {
+func (d *sysDir) openDir(name string, _ bool) (sysDir, fileID, error) {
 	fi, err := d.root.Lstat(name)
 	if err != nil {
 		return sysDir{}, fileID{}, err
@@ -40,7 +40,7 @@ func (d sysDir) openDir(name string, _ bool) (sysDir, fileID, error) {
 	return sysDir{root: r}, fileID{}, nil
 }
 
-func (d sysDir) list() ([]dirent, error) {
+func (d *sysDir) list() ([]dirent, error) {
 	entries, err := fs.ReadDir(d.root.FS(), ".")
 	out := make([]dirent, 0, len(entries))
 	for _, e := range entries {
@@ -49,11 +49,11 @@ func (d sysDir) list() ([]dirent, error) {
 	return out, err
 }
 
-func (d sysDir) close() { d.root.Close() }
+func (d *sysDir) close() { d.root.Close() }
 
 var errNotRegular = errors.New("not a regular file")
 
-func (d sysDir) openFile(name string) (*sysFile, error) {
+func (d *sysDir) openFile(name string) (*sysFile, error) {
 	f, err := d.root.Open(name)
 	if err != nil {
 		return nil, err
@@ -70,7 +70,7 @@ func (d sysDir) openFile(name string) (*sysFile, error) {
 	return &sysFile{File: f, size: fi.Size()}, nil
 }
 
-func (d sysDir) modTime(name string) (time.Time, error) {
+func (d *sysDir) modTime(name string) (time.Time, error) {
 	fi, err := d.root.Lstat(name)
 	if err != nil {
 		return time.Time{}, err

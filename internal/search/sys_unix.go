@@ -20,8 +20,8 @@ import (
 // resolved, so neither a symlink nor a concurrent rename can lead a walk out
 // of the directory it started in.
 type sysDir struct {
-	f  *os.File // for ReadDir, which types entries by fstatat on fd when the file system does not
 	fd int
+	f  *os.File // owns fd once the directory is listed (ReadDir types entries by fstatat on fd when the file system does not)
 }
 
 // openRootDir opens the start directory through the workspace's os.Root,
@@ -35,14 +35,15 @@ func openRootDir(ws *workspace.Workspace, rel string) (sysDir, fileID, error) {
 	// Reopen it as a plain descriptor: Go stats every entry of a directory
 	// opened through an os.Root when it lists it, which costs a system call
 	// per entry that the listing's own types make unnecessary.
-	d, id, err := sysDir{fd: int(f.Fd())}.openDir(".", true)
+	root := sysDir{fd: int(f.Fd())}
+	d, id, err := root.openDir(".", true)
 	if err != nil {
 		return sysDir{}, fileID{}, fmt.Errorf("open directory %s: %w", rel, err)
 	}
 	return d, id, nil
 }
 
-func (d sysDir) openDir(name string, withID bool) (sysDir, fileID, error) {
+func (d *sysDir) openDir(name string, withID bool) (sysDir, fileID, error) {
 	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC)
 	if err != nil {
 		return sysDir{}, fileID{}, err
@@ -56,10 +57,13 @@ func (d sysDir) openDir(name string, withID bool) (sysDir, fileID, error) {
 		}
 		id = fileID{uint64(st.Dev), uint64(st.Ino)}
 	}
-	return sysDir{f: os.NewFile(uintptr(fd), name), fd: fd}, id, nil
+	return sysDir{fd: fd}, id, nil
 }
 
-func (d sysDir) list() ([]dirent, error) {
+func (d *sysDir) list() ([]dirent, error) {
+	if d.f == nil {
+		d.f = os.NewFile(uintptr(d.fd), "")
+	}
 	entries, err := d.f.ReadDir(-1)
 	out := make([]dirent, 0, len(entries))
 	for _, e := range entries {
@@ -68,7 +72,13 @@ func (d sysDir) list() ([]dirent, error) {
 	return out, err
 }
 
-func (d sysDir) close() { d.f.Close() }
+func (d *sysDir) close() {
+	if d.f != nil {
+		d.f.Close()
+		return
+	}
+	unix.Close(d.fd)
+}
 
 // errNotRegular is returned when a name turns out not to be a regular file
 // when opened (a FIFO swapped in after the listing, say).
@@ -76,7 +86,7 @@ var errNotRegular = errors.New("not a regular file")
 
 // openFile opens the regular file name for reading. O_NONBLOCK keeps a FIFO
 // from blocking the open; such a file is refused after fstat.
-func (d sysDir) openFile(name string) (*sysFile, error) {
+func (d *sysDir) openFile(name string) (*sysFile, error) {
 	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -94,7 +104,7 @@ func (d sysDir) openFile(name string) (*sysFile, error) {
 }
 
 // modTime returns the modification time of name, not following a symlink.
-func (d sysDir) modTime(name string) (time.Time, error) {
+func (d *sysDir) modTime(name string) (time.Time, error) {
 	var st unix.Stat_t
 	for {
 		err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)

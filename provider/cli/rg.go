@@ -2,8 +2,8 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -144,32 +144,6 @@ func (rd *rgReader) readCounts(br *bufio.Reader) error {
 	}
 }
 
-// rgMessage is one line of rg --json output, the parts read of it.
-type rgMessage struct {
-	Type string `json:"type"`
-	Data struct {
-		Path       rgText `json:"path"`
-		Lines      rgText `json:"lines"`
-		LineNumber int    `json:"line_number"`
-		Submatches []struct {
-			Start int `json:"start"`
-		} `json:"submatches"`
-	} `json:"data"`
-}
-
-// rgText is rg's form of bytes: text when they are UTF-8, base64 otherwise.
-type rgText struct {
-	Text  *string `json:"text"`
-	Bytes []byte  `json:"bytes"`
-}
-
-func (t rgText) String() string {
-	if t.Text != nil {
-		return *t.Text
-	}
-	return string(t.Bytes)
-}
-
 // readJSON reads rg --json output. rg writes each file's messages
 // together, between "begin" and "end".
 func (rd *rgReader) readJSON(br *bufio.Reader) error {
@@ -182,24 +156,20 @@ func (rd *rgReader) readJSON(br *bufio.Reader) error {
 		if err != nil {
 			return err
 		}
-		var m rgMessage
-		if err := json.Unmarshal(line, &m); err != nil {
-			return fmt.Errorf("rg --json output: %w", err)
+		m, err := parseRGLine(line)
+		if err != nil {
+			return fmt.Errorf("rg --json output: %w: %.200q", err, line)
 		}
-		switch m.Type {
+		switch m.kind {
 		case "begin":
-			p := cleanPath(m.Data.Path.String())
+			p := cleanPath(string(m.path))
 			cur = nil
 			if rd.keep(p) {
 				cur = &fileAcc{res: search.FileResult{Path: p}, limit: rd.c.Limit(), quiet: rd.c.Full(p)}
 			}
 		case "match", "context":
 			if cur != nil {
-				at := -1
-				if len(m.Data.Submatches) > 0 {
-					at = m.Data.Submatches[0].Start
-				}
-				cur.add(m.Type == "match", m.Data.LineNumber, m.Data.Lines.String(), at)
+				cur.add(m.kind == "match", m.lineNumber, m.text, m.firstStart)
 			}
 		case "end":
 			if cur != nil {
@@ -254,7 +224,7 @@ type fileAcc struct {
 	done  bool // the limit is reached: only count now
 }
 
-func (a *fileAcc) add(match bool, num int, text string, at int) {
+func (a *fileAcc) add(match bool, num int, text []byte, at int) {
 	if match {
 		a.res.Count++
 	}
@@ -268,11 +238,11 @@ func (a *fileAcc) add(match bool, num int, text string, at int) {
 		}
 		a.kept++
 	}
-	text = strings.TrimSuffix(text, "\n")
+	text = bytes.TrimSuffix(text, []byte("\n"))
 	if !match || at > len(text) {
 		at = -1
 	}
-	a.res.Lines = append(a.res.Lines, search.Line{Num: num, Text: search.ClipLineAt([]byte(text), at), Context: !match})
+	a.res.Lines = append(a.res.Lines, search.Line{Num: num, Text: search.ClipLineAt(text, at), Context: !match})
 }
 
 func (a *fileAcc) result(context int) search.FileResult {
