@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -315,6 +316,41 @@ command = "/nonexistent/mcp-server"
 			stdout, stderr, code := run(t, outer, time.Minute, quiverBin, "call", tt.tool, tt.args)
 			if code != tt.code || !strings.Contains(stdout+stderr, tt.want) {
 				t.Errorf("quiver call %s %s: exit %d, want %d and %q\nstdout: %s\nstderr: %s", tt.tool, tt.args, code, tt.code, tt.want, stdout, stderr)
+			}
+		})
+	}
+}
+
+func TestServeAsksTheClientsUserThroughElicitation(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t, map[string]string{"quiver.toml": "[policy]\nask = [\"write_file\"]\n"})
+	for _, action := range []string{"accept", "decline"} {
+		t.Run(action, func(t *testing.T) {
+			var question string
+			client := mcp.NewClient(&mcp.Implementation{Name: "asking-client", Version: "1"}, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					question = req.Params.Message
+					return &mcp.ElicitResult{Action: action}, nil
+				}})
+			cmd := exec.Command(quiverBin, "serve")
+			cmd.Dir, cmd.Env = dir, env(dir)
+			cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			file := action + ".txt"
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "write_file", Arguments: map[string]any{"path": file, "content": "asked first\n"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, statErr := os.Stat(filepath.Join(dir, file))
+			written := statErr == nil
+			if !strings.Contains(question, "write_file") || !strings.Contains(question, file) {
+				t.Errorf("the user was asked %q, want the tool and its arguments", question)
+			}
+			if written != (action == "accept") || res.IsError == (action == "accept") {
+				t.Errorf("%s: written %v, isError %v (%v)", action, written, res.IsError, res.Content)
 			}
 		})
 	}
