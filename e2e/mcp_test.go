@@ -42,7 +42,6 @@ func inspectorResult(t *testing.T, dir string, args ...string) map[string]any {
 func TestInspector(t *testing.T) {
 	t.Parallel()
 	dir := workspace(t, project)
-	hasGrep := catalogueHas(t, dir, "grep_search")
 	transports := map[string][]string{
 		"stdio": {quiverBin, "serve"},
 		"http":  {serveHTTP(t, dir), "--transport", "http"},
@@ -95,9 +94,6 @@ func TestInspector(t *testing.T) {
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
 					t.Parallel()
-					if tt.name == "inspector: tools/call grep_search" && !hasGrep {
-						t.Skip("grep_search is not in the catalogue yet (issue 4)")
-					}
 					tt.check(t, inspectorResult(t, dir, append(append([]string{}, target...), tt.args...)...))
 				})
 			}
@@ -114,27 +110,6 @@ func contentText(res map[string]any) string {
 		}
 	}
 	return b.String()
-}
-
-// catalogueHas reports whether `quiver tools --json` in dir lists name.
-func catalogueHas(t *testing.T, dir, name string) bool {
-	t.Helper()
-	stdout, stderr, code := run(t, dir, 30*time.Second, quiverBin, "tools", "--json")
-	if code != 0 {
-		t.Fatalf("quiver tools: exit %d: %s", code, stderr)
-	}
-	var list struct {
-		Tools []struct{ Name string } `json:"tools"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &list); err != nil {
-		t.Fatal(err)
-	}
-	for _, tl := range list.Tools {
-		if tl.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func TestConformanceServer(t *testing.T) {
