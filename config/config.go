@@ -167,12 +167,19 @@ type Serve struct {
 }
 
 // Find returns the configuration file to use: explicit if set, else
-// ./quiver.toml, else $XDG_CONFIG_HOME/quiver/config.toml. "" means none.
-func Find(explicit string) string {
+// quiver.toml in root (the --root flag, when given: an MCP client starts
+// quiver serve --root PROJECT from anywhere), else ./quiver.toml, else
+// $XDG_CONFIG_HOME/quiver/config.toml. "" means none.
+func Find(explicit, root string) string {
 	if explicit != "" {
 		return explicit
 	}
-	if _, err := os.Stat("quiver.toml"); err == nil {
+	if root != "" {
+		if p := filepath.Join(root, "quiver.toml"); fileExists(p) {
+			return p
+		}
+	}
+	if fileExists("quiver.toml") {
 		return "quiver.toml"
 	}
 	dir := os.Getenv("XDG_CONFIG_HOME")
@@ -184,10 +191,15 @@ func Find(explicit string) string {
 		dir = filepath.Join(home, ".config")
 	}
 	p := filepath.Join(dir, "quiver", "config.toml")
-	if _, err := os.Stat(p); err == nil {
+	if fileExists(p) {
 		return p
 	}
 	return ""
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // Load reads and checks the file at path; "" gives the defaults.

@@ -87,19 +87,24 @@ func TestFind(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
-	if got := Find(""); got != "" {
+	if got := Find("", ""); got != "" {
 		t.Errorf("no files: Find = %q", got)
 	}
 	os.MkdirAll(filepath.Join(dir, "xdg", "quiver"), 0o755)
 	os.WriteFile(filepath.Join(dir, "xdg", "quiver", "config.toml"), nil, 0o644)
-	if got := Find(""); got != filepath.Join(dir, "xdg", "quiver", "config.toml") {
+	if got := Find("", ""); got != filepath.Join(dir, "xdg", "quiver", "config.toml") {
 		t.Errorf("XDG: Find = %q", got)
 	}
 	os.WriteFile(filepath.Join(dir, "quiver.toml"), nil, 0o644)
-	if got := Find(""); got != "quiver.toml" {
+	if got := Find("", ""); got != "quiver.toml" {
 		t.Errorf("local: Find = %q", got)
 	}
-	if got := Find("explicit.toml"); got != "explicit.toml" {
+	os.MkdirAll(filepath.Join(dir, "project"), 0o755)
+	os.WriteFile(filepath.Join(dir, "project", "quiver.toml"), nil, 0o644)
+	if got := Find("", filepath.Join(dir, "project")); got != filepath.Join(dir, "project", "quiver.toml") {
+		t.Errorf("root: Find = %q", got)
+	}
+	if got := Find("explicit.toml", ""); got != "explicit.toml" {
 		t.Errorf("explicit: Find = %q", got)
 	}
 	if c, err := Load(""); err != nil || c.Path != "" {

@@ -36,7 +36,7 @@ func (a *app) loadConfig() (*config.Config, error) {
 	if a.cfg != nil {
 		return a.cfg, nil
 	}
-	cfg, err := config.Load(config.Find(a.flags.config))
+	cfg, err := config.Load(config.Find(a.flags.config, a.flags.root))
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
 	}

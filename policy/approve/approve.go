@@ -1,7 +1,7 @@
 // Package approve holds the stock [policy.Approver]s: [Auto] says yes, [Deny]
-// says no, [Prompt] asks the person at the terminal. Approvers for MCP
-// elicitation and reviewer-model quorums live with the server and the agent
-// loop.
+// says no, [Prompt] asks the person at the terminal, [Elicit] asks the user
+// of an MCP client through elicitation. None of them ever says yes for lack
+// of an answer.
 package approve
 
 import (
