@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"io"
-	"io/fs"
 	"sync/atomic"
 
 	"github.com/quiverkit/quiver/workspace"
@@ -27,6 +26,13 @@ type GrepStats struct {
 }
 
 // Grep searches every file below req.Start and feeds the results to c.
+//
+// Every file is searched, so the totals beyond c's limit are exact and the
+// results do not depend on which worker finishes first. What stops early
+// is the work per file: in files mode a file is done at its first match,
+// and once a file has given the limit's worth of matches, or sorts after
+// everything c keeps, its further matches are only counted — no line
+// numbers, no context, no copies.
 func Grep(ctx context.Context, ws *workspace.Workspace, req GrepRequest, c *Collector) (GrepStats, error) {
 	var searched, binary, tooLarge atomic.Int64
 	newVisit := func() VisitFunc {
@@ -60,19 +66,12 @@ func Grep(ctx context.Context, ws *workspace.Workspace, req GrepRequest, c *Coll
 				return nil
 			}
 			c.Add(res)
-			if c.mode == ModeFiles && c.quitEarly() {
-				return fs.SkipAll
-			}
 			return nil
 		}
 	}
 	ws2, err := Walk(ctx, ws, req.Start, req.Walk, newVisit)
 	return GrepStats{WalkStats: ws2, Searched: searched.Load(), Binary: binary.Load(), TooLarge: tooLarge.Load()}, err
 }
-
-// quitEarly is never true: totals are exact, so every file is searched. It
-// is the one place to change if a caller ever wants a first-N search.
-func (c *Collector) quitEarly() bool { return false }
 
 // fileReader is an open regular file.
 type fileReader interface {

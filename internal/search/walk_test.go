@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -305,5 +306,27 @@ func BenchmarkWalkHundredThousandFiles(b *testing.B) {
 		if len(got) != 100_000 {
 			b.Fatalf("visited %d", len(got))
 		}
+	}
+}
+
+func TestGrepCountsSkippedFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"small.txt":  "needle\n",
+		"big.txt":    strings.Repeat("needle\n", 1000),
+		"binary.dat": "\x00needle\n",
+	})
+	ws := openWS(t, dir)
+	m, _ := Compile("needle", PatternOptions{Fixed: true})
+	c := NewCollector(ModeCount, 10, 0)
+	st, err := Grep(context.Background(), ws, GrepRequest{Matcher: m, Start: ".", MaxFileSize: 100}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.TooLarge != 1 || st.Binary != 1 || st.Searched != 2 {
+		t.Errorf("stats %+v, want 1 too large, 1 binary, 2 searched", st)
+	}
+	if r := c.Result(); r.TotalFiles != 1 || r.Files[0].Path != "small.txt" {
+		t.Errorf("result %+v, want small.txt only", r)
 	}
 }
