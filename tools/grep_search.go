@@ -42,7 +42,7 @@ type GrepSearchOutput struct {
 type GrepLine struct {
 	Path    string `json:"path"` // relative to the workspace root
 	Line    int    `json:"line"`
-	Text    string `json:"text"`              // the line, clipped to 500 characters
+	Text    string `json:"text"`              // the line; a longer one cut to 500 characters around its first match
 	Context bool   `json:"context,omitempty"` // a context line near a match, not a match itself
 }
 

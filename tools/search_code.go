@@ -24,7 +24,7 @@ type SearchCodeInput struct {
 type SearchMatch struct {
 	Path    string `json:"path"`    // relative to the workspace root
 	Line    int    `json:"line"`    // 1-based
-	Snippet string `json:"snippet"` // the line, trimmed, clipped to 500 characters
+	Snippet string `json:"snippet"` // the line, trimmed; a longer one cut to 500 characters around the match
 }
 
 // SearchCode is a typed reference to search_code, for quiver.Call.

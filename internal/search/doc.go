@@ -32,11 +32,14 @@
 // # Files
 //
 // Each worker reads files into one reused buffer, whole when they are
-// small, else in windows, so memory stays bounded whatever the file size: a
-// line longer than the window is searched in overlapping windows and shown
-// by its first characters. A file is binary when it has a NUL byte; as in
-// ripgrep, the search of a file stops at the read block that holds its first
-// NUL, so a file with a NUL near its start yields nothing.
+// small (up to 8 MiB), else in windows, so memory stays bounded whatever
+// the file size: a line longer than the window is searched in overlapping
+// windows and shown by its first characters. Results show at most
+// [MaxLineRunes] characters of a line, cut around its first match. A file
+// is binary when it has a NUL byte; as in ripgrep, the search of a file
+// stops at the read block that holds its first NUL (the blocks ripgrep's
+// reader would read are followed), so a file with a NUL near its start
+// yields nothing, and count mode leaves such files out.
 //
 // # Results
 //
@@ -45,6 +48,10 @@
 // bounded by the cap, and the totals beyond the cap are exact. Both the
 // built-in backend and the CLI provider's rg and fd backends feed the same
 // collectors, which is how their outputs come out identical.
+//
+// [Filter] gives, for files another program found, the walker's decisions
+// (ignore rules the program does not know, or was told not to read) and
+// their modification times; the CLI provider uses it.
 //
 // Where to start reading: [Grep] and [Glob] for the two searches, walk.go
 // for the walker, pattern.go for how a pattern becomes a matcher.
