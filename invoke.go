@@ -81,6 +81,7 @@ type call struct {
 	entry    *provider.Entry
 	tool     *tool.Tool
 	args     json.RawMessage
+	parsed   map[string]any // the validated arguments, decoded
 	subjects []tool.Subject
 	risk     tool.Risk
 	verdict  policy.Verdict
@@ -151,6 +152,7 @@ func (tk *Toolkit) pipeline(ctx context.Context, c *call) (tool.Result, error) {
 	if err := tk.validate(c, m); err != nil {
 		return tool.Result{}, err
 	}
+	c.parsed = m
 	if err := tk.decide(c); err != nil {
 		return tool.Result{}, err
 	}
@@ -312,7 +314,7 @@ func (tk *Toolkit) execute(ctx context.Context, c *call) (res tool.Result, err e
 	scope := &c.scope
 	scope.Init(tk.overrides, tk.shared)
 	scope.Provide(tool.CommandGateKey.ID, tool.CommandGate(c))
-	tc := tool.NewContext(c.ID, c.tool.Name, tk.logger, scope)
+	tc := tool.NewContext(c.ID, c.tool.Name, tk.logger, scope).WithParsedArgs(c.parsed)
 	defer func() {
 		if p := recover(); p != nil {
 			tk.logger.ErrorContext(ctx, "tool panicked", "tool", c.tool.Name, "call_id", c.ID,

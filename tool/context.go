@@ -19,7 +19,17 @@ type Context struct {
 	Logger *slog.Logger // never nil in a Context the pipeline built
 	Now    func() time.Time
 
-	deps *Scope
+	deps   *Scope
+	parsed map[string]any // the validated arguments as decoded JSON, when the pipeline has them
+}
+
+// WithParsedArgs returns tc carrying the call's validated arguments as
+// decoded JSON (what schema.ParseObject gives), so that a typed tool fills
+// its input from them instead of parsing the JSON text again. The pipeline
+// sets it; the map must be the decoding of the arguments Execute receives.
+func (tc Context) WithParsedArgs(m map[string]any) Context {
+	tc.parsed = m
+	return tc
 }
 
 // NewContext returns a Context for one call whose dependencies come from scope

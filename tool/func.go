@@ -116,7 +116,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, tc
 		Subjects:     cfg.subjects,
 		CallRisk:     cfg.callRisk,
 		Execute: func(ctx context.Context, tc Context, raw json.RawMessage) (Result, error) {
-			in, err := decode[In](raw)
+			in, err := decodeCall[In](tc, raw)
 			if err != nil {
 				return Result{}, err
 			}
@@ -131,6 +131,22 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, tc
 		panic(fmt.Sprintf("tool.Func: %v", err))
 	}
 	return t
+}
+
+// decodeCall fills an In from the pipeline's parse of the arguments when
+// there is one and In is directly decodable, else from raw.
+func decodeCall[In any](tc Context, raw json.RawMessage) (In, error) {
+	var in In
+	if tc.parsed != nil {
+		ok, err := decodeParsed(tc.parsed, &in)
+		if err != nil {
+			return in, &Error{Code: CodeInvalidArguments, Retriable: true, Message: decodeMessage(err), Err: err}
+		}
+		if ok {
+			return in, nil
+		}
+	}
+	return decode[In](raw)
 }
 
 // decode unmarshals raw into an In. Unknown fields are rejected before this,
