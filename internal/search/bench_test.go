@@ -56,6 +56,10 @@ func BenchmarkGrepFiles(b *testing.B) {
 	benchGrep(b, "func New", PatternOptions{Fixed: true}, ModeFiles)
 }
 
+func BenchmarkGrepAlternation(b *testing.B) {
+	benchGrep(b, `TODO|FIXME|XXX`, PatternOptions{}, ModeContent)
+}
+
 func BenchmarkGrepNoLiteral(b *testing.B) {
 	benchGrep(b, `[A-Z]{3}[0-9]{4}`, PatternOptions{}, ModeCount)
 }

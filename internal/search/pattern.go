@@ -33,6 +33,7 @@ type Matcher struct {
 	fold   bool           // lit matches ASCII letters in either case
 	exact  bool           // every occurrence of lit is a match: no regexp runs
 	others [][]byte       // further literals every matching line contains, checked before the regexp
+	alts   []literal      // without lit: literals one of which every match contains (a|b)
 }
 
 // Compile builds a matcher. The pattern is Go regexp syntax (RE2: linear
@@ -184,6 +185,7 @@ func (m *Matcher) chooseLiteral(simple *syntax.Regexp) {
 	}
 	if best.text == nil {
 		m.others = nil
+		m.alts = alternatives(simple)
 		return
 	}
 	m.lit, m.fold = best.text, best.fold
@@ -198,6 +200,41 @@ func (m *Matcher) chooseLiteral(simple *syntax.Regexp) {
 	if m.exact {
 		m.others = nil
 	}
+}
+
+// maxAlternatives bounds the literals searched side by side.
+const maxAlternatives = 8
+
+// alternatives returns, for an alternation whose every branch contains a
+// literal (TODO|FIXME), the best literal of each branch; nil otherwise.
+func alternatives(re *syntax.Regexp) []literal {
+	for re.Op == syntax.OpCapture || re.Op == syntax.OpPlus || re.Op == syntax.OpRepeat && re.Min >= 1 {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpAlternate || len(re.Sub) > maxAlternatives {
+		return nil
+	}
+	var out []literal
+	for _, branch := range re.Sub {
+		var best literal
+		bestScore := 0
+		for _, l := range required(branch) {
+			if l.fold {
+				l.text = bytes.ToLower(longestFoldSafeRun(l.text))
+			}
+			if len(l.text) == 0 {
+				continue
+			}
+			if score := literalScore(l); best.text == nil || score < bestScore {
+				best, bestScore = l, score
+			}
+		}
+		if best.text == nil {
+			return nil // a branch with no literal: any line may match
+		}
+		out = append(out, best)
+	}
+	return out
 }
 
 // literalScore ranks a literal for locating: lower is better.
@@ -249,9 +286,11 @@ func slicesDeleteEqual(list [][]byte, x []byte) [][]byte {
 
 // scanner is one worker's state for finding matching lines in a buffer.
 type scanner struct {
-	m  *Matcher
-	f  *finder // scans buffers
-	lf *finder // tests single lines, with a state of its own
+	m    *Matcher
+	f    *finder   // scans buffers
+	lf   *finder   // tests single lines, with a state of its own
+	alts []*finder // m.alts, each with the next position it found
+	nextAt []int
 }
 
 func (m *Matcher) scanner() *scanner {
@@ -260,6 +299,10 @@ func (m *Matcher) scanner() *scanner {
 		s.f = newFinder(m.lit, m.fold)
 		s.lf = newFinder(m.lit, m.fold)
 	}
+	for _, l := range m.alts {
+		s.alts = append(s.alts, newFinder(l.text, l.fold))
+	}
+	s.nextAt = make([]int, len(s.alts))
 	return s
 }
 
@@ -268,6 +311,25 @@ func (s *scanner) reset() {
 	if s.f != nil {
 		s.f.reset()
 	}
+	for i, f := range s.alts {
+		f.reset()
+		s.nextAt[i] = -2 // not searched yet
+	}
+}
+
+// nextAlternative returns the first position at or after pos where one of
+// the alternatives' literals occurs, or -1.
+func (s *scanner) nextAlternative(data []byte, pos int) int {
+	first := -1
+	for i, f := range s.alts {
+		if s.nextAt[i] != -1 && s.nextAt[i] < pos {
+			s.nextAt[i] = f.index(data, pos)
+		}
+		if n := s.nextAt[i]; n >= 0 && (first < 0 || n < first) {
+			first = n
+		}
+	}
+	return first
 }
 
 // next returns the bounds [start, end) of the first matching line in
@@ -276,10 +338,15 @@ func (s *scanner) reset() {
 // need not end with '\n'.
 func (s *scanner) next(data []byte, pos int) (start, end int) {
 	for pos < len(data) {
-		if s.f == nil {
+		var i int
+		switch {
+		case s.f != nil:
+			i = s.f.index(data, pos)
+		case s.alts != nil:
+			i = s.nextAlternative(data, pos)
+		default:
 			return s.nextByRegexp(data, pos)
 		}
-		i := s.f.index(data, pos)
 		if i < 0 {
 			return -1, -1
 		}

@@ -80,6 +80,9 @@ func TestMatcherAgreesWithLineByLineRegexp(t *testing.T) {
 		{"dot does not cross lines", `main.func`, PatternOptions{}},
 		{"whitespace class does not cross lines", `main\sfunc`, PatternOptions{}},
 		{"alternation", `newThing|Reader`, PatternOptions{}},
+		{"alternation of literals found side by side", `NewReader|newThing|CONTEXT`, PatternOptions{}},
+		{"case-insensitive alternation", `reader|context`, PatternOptions{IgnoreCase: true}},
+		{"alternation with a branch without literal", `Reader|^$`, PatternOptions{}},
 		{"word boundaries", `\bNew\b`, PatternOptions{}},
 		{"invalid UTF-8 in the text", `bytes func`, PatternOptions{}},
 		{"carriage return before the line end", `New$`, PatternOptions{}},
@@ -152,6 +155,24 @@ func TestMatcherLocatesTheRarestLiteral(t *testing.T) {
 		if string(m.lit) != tt.lit || m.exact != tt.exact {
 			t.Errorf("%q: literal %q exact %v, want %q %v", tt.pattern, m.lit, m.exact, tt.lit, tt.exact)
 		}
+	}
+}
+
+func TestMatcherSearchesAlternativesSideBySide(t *testing.T) {
+	// The folded literal stops before k, whose folds include the Kelvin sign.
+	m, err := Compile(`TODO|FIXME|(?i:hack)`, PatternOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range m.alts {
+		got = append(got, string(l.text))
+	}
+	if diff := cmp.Diff([]string{"TODO", "FIXME", "hac"}, got); diff != "" {
+		t.Errorf("alternatives (-want +got):\n%s", diff)
+	}
+	if m, _ := Compile(`TODO|\d+`, PatternOptions{}); m.alts != nil {
+		t.Errorf("a branch without a literal still gave alternatives %v", m.alts)
 	}
 }
 
