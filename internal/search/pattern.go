@@ -286,10 +286,10 @@ func slicesDeleteEqual(list [][]byte, x []byte) [][]byte {
 
 // scanner is one worker's state for finding matching lines in a buffer.
 type scanner struct {
-	m    *Matcher
-	f    *finder   // scans buffers
-	lf   *finder   // tests single lines, with a state of its own
-	alts []*finder // m.alts, each with the next position it found
+	m      *Matcher
+	f      *finder   // scans buffers
+	lf     *finder   // tests single lines, with a state of its own
+	alts   []*finder // m.alts, each with the next position it found
 	nextAt []int
 }
 
