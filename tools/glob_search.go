@@ -73,6 +73,9 @@ func globSearch(ctx context.Context, tc tool.Context, in GlobSearchInput, backen
 	if err != nil {
 		return nil, err
 	}
+	if err := insideForSearch(base, in.BaseDir); err != nil {
+		return nil, err
+	}
 	q.Base = base
 	c := search.NewGlobCollector(orDefault(in.MaxResults, globDefaultMax))
 	if err := backend(ctx, ws, q, c); err != nil {

@@ -8,8 +8,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/provider/cli"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
+	"github.com/quiverkit/quiver/workspace"
 )
 
 func TestGlobSearchNewestFirst(t *testing.T) {
@@ -57,4 +60,39 @@ func TestGlobSearchRefusesBadInput(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestSearchesStayInsideAnUnrestrictedWorkspace: the unrestricted write
+// scope lets file tools reach absolute paths outside the workspace; the
+// search tools stay inside it on every backend.
+func TestSearchesStayInsideAnUnrestrictedWorkspace(t *testing.T) {
+	dir := writeSearchFixture(t)
+	for name := range searchBackends(t, dir) {
+		opts := []quiver.Option{quiver.WithPolicy(policy.AllowAll()), quiver.WithWorkspace(openUnrestricted(t, dir))}
+		if name == "cli" {
+			opts = append(opts, quiver.WithProvider(cli.New(cli.Options{})))
+		}
+		tk, err := quiver.New(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tk.Close()
+		for _, c := range []struct{ tool, args string }{
+			{"grep_search", `{"pattern":"root","path":"/etc"}`},
+			{"glob_search", `{"pattern":"*","base_dir":"/etc"}`},
+		} {
+			_, err := tk.Invoke(context.Background(), c.tool, json.RawMessage(c.args))
+			wantCode(t, err, tool.CodeInvalidArguments, "searches stay inside it")
+		}
+	}
+}
+
+func openUnrestricted(t *testing.T, dir string) *workspace.Workspace {
+	t.Helper()
+	ws, err := workspace.Open(dir, workspace.Options{AllowOutside: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
 }

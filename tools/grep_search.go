@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -130,6 +131,9 @@ func prepareGrep(ctx context.Context, tc tool.Context, pattern string, opts sear
 	if q.Start, err = ws.Rel(orRoot(path)); err != nil {
 		return nil, nil, err
 	}
+	if err := insideForSearch(q.Start, path); err != nil {
+		return nil, nil, err
+	}
 	fi, err := ws.Stat(q.Start)
 	if err != nil {
 		return nil, nil, err
@@ -139,6 +143,16 @@ func prepareGrep(ctx context.Context, tc tool.Context, pattern string, opts sear
 		return nil, nil, tool.Errorf(tool.CodeInvalidArguments, "field \"path\": %s is neither a directory nor a regular file", path)
 	}
 	return ws, q, nil
+}
+
+// insideForSearch refuses a path outside the workspace, which Rel returns
+// (absolute) only under the unrestricted write scope: searches, by any
+// backend, stay inside the workspace.
+func insideForSearch(rel, given string) error {
+	if filepath.IsAbs(rel) {
+		return tool.Errorf(tool.CodeInvalidArguments, "path %q is outside the workspace; searches stay inside it", given)
+	}
+	return nil
 }
 
 // searchError gives a backend failure its code: the call's own deadline or

@@ -69,8 +69,8 @@ func Grep(ctx context.Context, ws *workspace.Workspace, req GrepRequest, c *Coll
 			return nil
 		}
 	}
-	ws2, err := Walk(ctx, ws, req.Start, req.Walk, newVisit)
-	return GrepStats{WalkStats: ws2, Searched: searched.Load(), Binary: binary.Load(), TooLarge: tooLarge.Load()}, err
+	walked, err := Walk(ctx, ws, req.Start, req.Walk, newVisit)
+	return GrepStats{WalkStats: walked, Searched: searched.Load(), Binary: binary.Load(), TooLarge: tooLarge.Load()}, err
 }
 
 // fileReader is an open regular file.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
 
@@ -63,6 +64,10 @@ func Walk(ctx context.Context, ws *workspace.Workspace, start string, opts WalkO
 	rel, err := ws.Rel(start)
 	if err != nil {
 		return st, err
+	}
+	if path.IsAbs(rel) {
+		// Only a workspace with the unrestricted write scope gets here.
+		return st, tool.Errorf(tool.CodeInvalidArguments, "path %q is outside the workspace; searches stay inside it", start)
 	}
 	fi, err := ws.Stat(rel)
 	if err != nil {

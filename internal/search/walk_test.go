@@ -220,6 +220,18 @@ func TestWalkStartPaths(t *testing.T) {
 	}
 }
 
+func TestWalkStaysInsideAnUnrestrictedWorkspace(t *testing.T) {
+	ws, err := workspace.Open(t.TempDir(), workspace.Options{AllowOutside: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	_, err = Walk(context.Background(), ws, "/etc", WalkOptions{}, func() VisitFunc { return func(*Entry) error { return nil } })
+	if tool.CodeOf(err) != tool.CodeInvalidArguments {
+		t.Errorf("walk of /etc: %v, want INVALID_ARGUMENTS", err)
+	}
+}
+
 func TestWalkSkipsFIFOsWithoutBlocking(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a.txt": "needle\n"})
