@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,7 +50,6 @@ func (s *Server) Handler() http.Handler {
 type guard struct {
 	s        *Server
 	next     http.Handler
-	creating atomic.Int64 // session-opening requests in flight
 	newMu    sync.Mutex
 }
 
@@ -70,12 +68,17 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && g.opensSession(r) {
-		if !g.reserveSession() {
+		// Session-opening requests are handled one at a time, so that the
+		// count of open sessions is exact when the next one is checked: a
+		// session joins the server's list part-way through its initialize
+		// request, and counting requests in flight as well counted it twice.
+		g.newMu.Lock()
+		defer g.newMu.Unlock()
+		if g.openSessions() >= g.s.opts.MaxSessions {
 			w.Header().Set("Retry-After", "5")
 			http.Error(w, fmt.Sprintf("Service Unavailable: %d sessions are open, the limit", g.s.opts.MaxSessions), http.StatusServiceUnavailable)
 			return
 		}
-		defer g.creating.Add(-1)
 	}
 	id := rand.Text()
 	r.Header.Set(postHeader, id)
@@ -115,20 +118,13 @@ func (g *guard) opensSession(r *http.Request) bool {
 	return false
 }
 
-// reserveSession counts open sessions plus those being opened against the
-// limit, and reserves a place when there is one.
-func (g *guard) reserveSession() bool {
-	g.newMu.Lock()
-	defer g.newMu.Unlock()
+// openSessions counts the server's open sessions.
+func (g *guard) openSessions() int {
 	open := 0
 	for range g.s.mcp.Sessions() {
 		open++
 	}
-	if open+int(g.creating.Load()) >= g.s.opts.MaxSessions {
-		return false
-	}
-	g.creating.Add(1)
-	return true
+	return open
 }
 
 func (g *guard) hostAllowed(host string) bool {

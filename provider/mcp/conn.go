@@ -26,6 +26,7 @@ type conn struct {
 	closeOnce sync.Once
 	closeErr  error
 	done      chan struct{} // closed when the session has ended
+	waitErr   error         // why it ended; read only after done is closed
 }
 
 // start starts the server and completes the initialize handshake within
@@ -157,8 +158,19 @@ func expand(s string) string {
 // wait blocks until the session ends.
 func (c *conn) wait() error {
 	err := c.sess.Wait()
+	c.waitErr = err // written before done closes, so readers after <-done see it
 	close(c.done)
 	return err
+}
+
+// ended reports whether the session has ended.
+func (c *conn) ended() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // endsWithin reports whether the session has ended or ends within d: a

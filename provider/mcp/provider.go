@@ -212,6 +212,12 @@ func (p *Provider) Close() error {
 // With honourPause, a start inside the pause after a failure is not tried:
 // the last failure is returned. p.mu is held.
 func (p *Provider) connLocked(ctx context.Context, honourPause bool) (*conn, error) {
+	if p.conn != nil && p.conn.ended() {
+		// The session ended and watch has not caught up yet: a call right
+		// after a crash must start the server again, not use the dead one.
+		p.retireLocked(p.conn, p.conn.waitErr)
+		go p.changed()
+	}
 	if p.conn != nil {
 		return p.conn, nil
 	}
@@ -256,6 +262,13 @@ func (p *Provider) watch(c *conn) {
 		p.mu.Unlock()
 		return
 	}
+	p.retireLocked(c, err)
+	p.mu.Unlock()
+	p.changed()
+}
+
+// retireLocked forgets the ended connection c. p.mu is held.
+func (p *Provider) retireLocked(c *conn, err error) {
 	p.conn = nil
 	c.close(false)
 	reason := c.describeEnd(err)
@@ -265,8 +278,6 @@ func (p *Provider) watch(c *conn) {
 		p.failures = 0
 		p.log.Warn("MCP server stopped; it is restarted on the next use", "err", reason)
 	}
-	p.mu.Unlock()
-	p.changed()
 }
 
 // listLocked lists the server's tools on c and converts them. p.mu is held.
