@@ -177,3 +177,13 @@ func TestOpenAIStrict(t *testing.T) {
 		t.Errorf("a map schema: %v, want ErrNotStrict", err)
 	}
 }
+
+func TestOpenAIStrictRefusesAnyType(t *testing.T) {
+	type anyData struct {
+		Data any `json:"data"`
+	}
+	s, _ := schema.Infer[anyData]()
+	if _, err := schema.OpenAIStrict(s); !errors.Is(err, schema.ErrNotStrict) {
+		t.Errorf("a property of any type: %v, want ErrNotStrict", err)
+	}
+}

@@ -22,6 +22,8 @@ var ErrNotStrict = errors.New("schema cannot be expressed in OpenAI strict mode"
 //     anyOf with {"type":"null"} for $ref and anyOf properties), so the model
 //     may send null for it; [Validator] treats that null as absent;
 //   - $defs and $ref are kept (strict mode resolves local references);
+//   - a value of any type (a schema with no type, $ref, anyOf, enum or
+//     const) cannot be expressed: ErrNotStrict;
 //   - oneOf becomes anyOf; keywords strict mode rejects (default, minLength,
 //     maxLength, allOf, not, if/then/else, patternProperties, $schema, $id...)
 //     are removed.
@@ -63,6 +65,9 @@ func strictNode(n *jsonschema.Schema) error {
 		n.AnyOf = append(n.AnyOf, n.OneOf...)
 		n.OneOf = nil
 	}
+	if n.Items != nil && untyped(n.Items) {
+		return fmt.Errorf("%w: array items of any type (strict mode needs a type)", ErrNotStrict)
+	}
 	if n.Type != "object" && !contains(n.Types, "object") {
 		return nil
 	}
@@ -76,6 +81,9 @@ func strictNode(n *jsonschema.Schema) error {
 	}
 	n.Required = n.Required[:0]
 	for _, name := range propertyNames(n) {
+		if untyped(n.Properties[name]) {
+			return fmt.Errorf("%w: property %q may be any type (strict mode needs a type)", ErrNotStrict, name)
+		}
 		if !required[name] {
 			makeNullable(n.Properties[name])
 		}
@@ -184,4 +192,10 @@ func cloneList(l []*jsonschema.Schema) []*jsonschema.Schema {
 		out[i] = cloneTree(v)
 	}
 	return out
+}
+
+// untyped reports whether s says nothing of its value's type.
+func untyped(s *jsonschema.Schema) bool {
+	return s.Type == "" && len(s.Types) == 0 && s.Ref == "" && len(s.AnyOf) == 0 && len(s.OneOf) == 0 &&
+		s.Enum == nil && s.Const == nil
 }

@@ -51,6 +51,9 @@ func checkNode(root, n *jsonschema.Schema, at string) error {
 		}
 	}
 	for k, p := range n.Properties {
+		if untyped(p) {
+			return fmt.Errorf("%s/properties/%s: no type", at, k)
+		}
 		if err := checkNode(root, p, at+"/properties/"+k); err != nil {
 			return err
 		}
