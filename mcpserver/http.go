@@ -48,9 +48,9 @@ func (s *Server) Handler() http.Handler {
 }
 
 type guard struct {
-	s        *Server
-	next     http.Handler
-	newMu    sync.Mutex
+	s     *Server
+	next  http.Handler
+	newMu sync.Mutex
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
