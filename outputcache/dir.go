@@ -87,11 +87,11 @@ func NewDirStore(opts DirOptions) (*DirStore, error) {
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("outputcache: %w", err)
 	}
-	s := &DirStore{opts: opts, writing: map[string]bool{}}
-	if err := s.Prune(); err != nil {
-		return nil, err
-	}
-	return s, nil
+	// No prune here: every process that only reads (a `quiver call
+	// tool_output_cache`) would stat the whole directory first. The caps are
+	// enforced when an output is added (dirWriter.Close), the one time the
+	// store grows.
+	return &DirStore{opts: opts, writing: map[string]bool{}}, nil
 }
 
 // Dir returns the store's directory.
