@@ -1,0 +1,284 @@
+package custom
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/provider"
+	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
+)
+
+// DefaultTimeout is a custom tool's timeout when the configuration sets none.
+const DefaultTimeout = 60 * time.Second
+
+// Options are the settings shared by every custom tool.
+type Options struct {
+	// EnvAllow names host variables passed on beyond shell.BaseEnvNames
+	// ([exec] env_allow).
+	EnvAllow []string
+}
+
+// Provider serves the [[tools.custom]] tools. Its catalogue is fixed at load.
+type Provider struct {
+	tools []*tool.Tool
+}
+
+// New builds a tool from each definition. Every problem a definition has is
+// reported at once, named by its tool, so that `quiver config check` fails
+// on a template that could never run.
+func New(defs []config.Custom, opts Options) (*Provider, error) {
+	p := &Provider{}
+	seen := map[string]bool{}
+	var errs []error
+	for i, d := range defs {
+		t, err := build(d, opts)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("tools.custom[%d] (%s): %w", i, d.Name, err))
+		case seen[d.Name]:
+			errs = append(errs, fmt.Errorf("tools.custom[%d] (%s): duplicate tool name", i, d.Name))
+		default:
+			seen[d.Name] = true
+			p.tools = append(p.tools, t)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ID implements provider.Provider.
+func (p *Provider) ID() string { return "custom" }
+
+// Priority implements provider.Provider.
+func (p *Provider) Priority() int { return provider.PriorityCustom }
+
+// Tools implements provider.Provider.
+func (p *Provider) Tools(context.Context) ([]*tool.Tool, error) { return p.tools, nil }
+
+// def is one loaded definition.
+type def struct {
+	config.Custom
+	tmpl    *Template
+	params  map[string]config.CustomParam
+	timeout time.Duration
+	env     []string
+}
+
+func build(c config.Custom, opts Options) (*tool.Tool, error) {
+	if !tool.ValidName(c.Name) {
+		return nil, fmt.Errorf("name must be 1 to 64 letters, digits, '_' or '-'")
+	}
+	tmpl, err := ParseTemplate(c.Command)
+	if err != nil {
+		return nil, err
+	}
+	d := &def{Custom: c, tmpl: tmpl, params: map[string]config.CustomParam{}, timeout: DefaultTimeout}
+	if c.TimeoutSecs > 0 {
+		d.timeout = time.Duration(c.TimeoutSecs) * time.Second
+	}
+	if c.Workdir != "" && !filepath.IsLocal(c.Workdir) {
+		return nil, fmt.Errorf("workdir %q must be a relative path inside the workspace", c.Workdir)
+	}
+	risk := tool.Risk(c.Risk)
+	switch risk {
+	case "":
+		risk = tool.RiskHigh
+	case tool.RiskLow, tool.RiskHigh:
+	default:
+		return nil, fmt.Errorf("risk must be low or high, not %q", c.Risk)
+	}
+	schema, err := d.schema()
+	if err != nil {
+		return nil, err
+	}
+	d.env = shell.HostEnv(opts.EnvAllow)
+	desc := c.Description
+	if desc == "" {
+		desc = "Runs a command."
+	}
+	return &tool.Tool{
+		Name:        c.Name,
+		Description: desc + "\n\nRuns (without a shell): " + c.Command,
+		InputSchema: schema,
+		Risk:        risk,
+		Annotations: tool.Annotations{ReadOnly: risk == tool.RiskLow},
+		Subjects:    d.subjects,
+		Execute:     d.execute,
+	}, nil
+}
+
+// schema checks the parameters against the template and describes them.
+func (d *def) schema() (*jsonschema.Schema, error) {
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+	for _, p := range d.Params {
+		if _, dup := d.params[p.Name]; dup {
+			return nil, fmt.Errorf("parameter %q declared twice", p.Name)
+		}
+		if !paramName.MatchString(p.Name) {
+			return nil, fmt.Errorf("parameter name %q: use letters, digits, '_' and '-', starting with a letter or '_'", p.Name)
+		}
+		ps := &jsonschema.Schema{Description: p.Description}
+		switch p.Type {
+		case "string", "integer", "number", "boolean":
+			ps.Type = p.Type
+		case "":
+			ps.Type = "string"
+		default:
+			return nil, fmt.Errorf("parameter %q: type must be string, integer, number or boolean, not %q", p.Name, p.Type)
+		}
+		if len(p.Enum) > 0 {
+			if ps.Type != "string" {
+				return nil, fmt.Errorf("parameter %q: enum is only supported for string parameters", p.Name)
+			}
+			for _, e := range p.Enum {
+				ps.Enum = append(ps.Enum, e)
+			}
+		}
+		if p.Required {
+			s.Required = append(s.Required, p.Name)
+		}
+		p.Type = ps.Type
+		d.params[p.Name] = p
+		s.Properties[p.Name] = ps
+	}
+	used := map[string]bool{}
+	for _, name := range d.tmpl.Params() {
+		if _, ok := d.params[name]; !ok {
+			return nil, fmt.Errorf("command uses {%s}, which is not a declared parameter", name)
+		}
+		used[name] = true
+	}
+	for _, p := range d.Params {
+		if !used[p.Name] {
+			return nil, fmt.Errorf("parameter %q is never used in the command", p.Name)
+		}
+	}
+	return s, nil
+}
+
+var paramName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+// argv turns validated arguments into the command's words.
+func (d *def) argv(args json.RawMessage) ([]string, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(args, &raw); err != nil {
+		return nil, tool.Errorf(tool.CodeInvalidArguments, "arguments must be a JSON object: %v", err)
+	}
+	values := make(map[string]string, len(raw))
+	for name, v := range raw {
+		p, ok := d.params[name]
+		if !ok {
+			return nil, tool.Errorf(tool.CodeInvalidArguments, "unknown parameter %q", name)
+		}
+		s, err := text(p.Type, v)
+		if err != nil {
+			return nil, tool.Errorf(tool.CodeInvalidArguments, "parameter %q: %v", name, err)
+		}
+		if strings.IndexByte(s, 0) >= 0 {
+			return nil, tool.Errorf(tool.CodeInvalidArguments, "parameter %q: value contains a NUL byte", name)
+		}
+		values[name] = s
+	}
+	argv, err := d.tmpl.Expand(values, func(name string) bool { return d.params[name].AllowOptions })
+	var oe *OptionError
+	if errors.As(err, &oe) {
+		return nil, tool.Errorf(tool.CodeInvalidArguments, "%s", oe.Error())
+	}
+	return argv, err
+}
+
+// text is a JSON value as the word it becomes.
+func text(typ string, v json.RawMessage) (string, error) {
+	switch typ {
+	case "string":
+		var s string
+		err := json.Unmarshal(v, &s)
+		return s, err
+	case "boolean":
+		var b bool
+		err := json.Unmarshal(v, &b)
+		return strconv.FormatBool(b), err
+	default:
+		var n json.Number
+		if err := json.Unmarshal(v, &n); err != nil {
+			return "", err
+		}
+		if typ == "integer" {
+			f, err := n.Float64()
+			if err != nil || f != float64(int64(f)) {
+				return "", fmt.Errorf("%s is not an integer", n)
+			}
+			return strconv.FormatInt(int64(f), 10), nil
+		}
+		return n.String(), nil
+	}
+}
+
+func (d *def) subjects(args json.RawMessage) ([]tool.Subject, error) {
+	argv, err := d.argv(args)
+	if err != nil {
+		return nil, err
+	}
+	return []tool.Subject{{Kind: tool.SubjectCommand, Value: shell.Join(argv)}}, nil
+}
+
+func (d *def) execute(ctx context.Context, tc tool.Context, args json.RawMessage) (tool.Result, error) {
+	argv, err := d.argv(args)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	ws, err := workspace.From(ctx, tc)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	dir := ws.Dir()
+	if d.Workdir != "" {
+		// Stat through the root: a symlink out of the workspace is refused.
+		if fi, err := ws.Root().Stat(d.Workdir); err != nil || !fi.IsDir() {
+			return tool.Result{}, tool.Errorf(tool.CodeExecutionFailed, "workdir %q is not a directory inside the workspace (check [[tools.custom]] %s)", d.Workdir, d.Name)
+		}
+		dir = filepath.Join(dir, d.Workdir)
+	}
+	out, err := Run(ctx, Process{Argv: argv, Dir: dir, Env: d.env, Timeout: d.timeout, Combined: true})
+	switch {
+	case ctx.Err() != nil:
+		return tool.Result{}, tool.Errorf(tool.CodeCancelled, "%s was cancelled; its process group was killed", d.Name)
+	case err != nil:
+		return tool.Result{}, tool.Errorf(tool.CodeExecutionFailed, "%v", err)
+	case out.TimedOut:
+		return tool.Result{}, tool.Errorf(tool.CodeTimeout, "%s did not finish within %s; its process group was killed. Output so far:\n%s",
+			d.Name, d.timeout, tailOf(Text(out.Stdout), 4096))
+	}
+	return tool.Result{Parts: []tool.Part{{Type: tool.PartText, Text: fmt.Sprintf("exit_code: %d\n%s", out.ExitCode, Text(out.Stdout))}},
+		Output: Output{ExitCode: out.ExitCode, Command: shell.Join(argv), Output: Text(out.Stdout)}}, nil
+}
+
+// Output is a custom tool's typed output, for Go callers.
+type Output struct {
+	Command  string `json:"command"`
+	ExitCode int    `json:"exit_code"`
+	Output   string `json:"output"`
+}
+
+// tailOf returns at most the last n bytes of s.
+func tailOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n:]
+}

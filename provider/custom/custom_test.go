@@ -1,0 +1,232 @@
+package custom_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/custom"
+	"github.com/quiverkit/quiver/tool"
+)
+
+// toolkit builds a toolkit over a temporary workspace serving defs, with a
+// policy that allows only what allow names (and denies the rest).
+func toolkit(t *testing.T, defs []config.Custom, allow ...string) (*quiver.Toolkit, string) {
+	t.Helper()
+	dir := t.TempDir()
+	p, err := custom.New(defs, custom.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.New(policy.Config{Default: policy.Deny, Allow: allow}, policy.WorkspaceWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithPolicy(pol), quiver.WithApprover(approve.Deny), quiver.WithProvider(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tk.Close() })
+	return tk, dir
+}
+
+var say = config.Custom{Name: "say", Command: "echo {text}", Description: "Echo text",
+	Params: []config.CustomParam{{Name: "text", Type: "string", Required: true}}}
+
+func TestInjectionAttemptsReachTheProgramAsOneWord(t *testing.T) {
+	tk, _ := toolkit(t, []config.Custom{say}, "say")
+	for _, v := range []string{"; rm -rf x", "$(id)", "`id`", "a  b | c > d", "{text}", "it's \"quoted\""} {
+		out, err := tk.Invoke(context.Background(), "say", map[string]any{"text": v})
+		if err != nil {
+			t.Fatalf("%q: %v", v, err)
+		}
+		if got, want := out.Content.String(), "exit_code: 0\n"+v+"\n"; got != want {
+			t.Errorf("value %q: got %q, want %q", v, got, want)
+		}
+	}
+}
+
+func TestPolicyRulesMatchTheCommandLine(t *testing.T) {
+	tk, _ := toolkit(t, []config.Custom{say}, "say(echo hello *)")
+	if _, err := tk.Invoke(context.Background(), "say", map[string]any{"text": "hello world"}); err != nil {
+		t.Fatalf("allowed call: %v", err)
+	}
+	_, err := tk.Invoke(context.Background(), "say", map[string]any{"text": "goodbye"})
+	if tool.CodeOf(err) != tool.CodeToolNotAllowed {
+		t.Fatalf("call outside the rule: %v, want %s", err, tool.CodeToolNotAllowed)
+	}
+}
+
+func TestOptionValuesRefusedUnlessAllowed(t *testing.T) {
+	defs := []config.Custom{say, {Name: "show", Command: "ls {flags} .",
+		Params: []config.CustomParam{{Name: "flags", AllowOptions: true}}}}
+	tk, _ := toolkit(t, defs, "say", "show")
+	_, err := tk.Invoke(context.Background(), "say", map[string]any{"text": "--output=/etc/x"})
+	if tool.CodeOf(err) != tool.CodeInvalidArguments || !strings.Contains(err.Error(), `"text"`) {
+		t.Fatalf("option value: %v, want INVALID_ARGUMENTS naming text", err)
+	}
+	if _, err := tk.Invoke(context.Background(), "show", map[string]any{"flags": "-a"}); err != nil {
+		t.Fatalf("allow_options: %v", err)
+	}
+}
+
+func TestNonZeroExitIsAResultWithOutput(t *testing.T) {
+	tk, _ := toolkit(t, []config.Custom{{Name: "look", Command: "ls {path}", Risk: "low",
+		Params: []config.CustomParam{{Name: "path", Required: true}}}}, "look")
+	out, err := tk.Invoke(context.Background(), "look", map[string]any{"path": "missing.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.Content.String()
+	if !strings.HasPrefix(got, "exit_code: 2\n") || !strings.Contains(got, "missing.txt") {
+		t.Fatalf("got %q, want exit code 2 and ls's complaint", got)
+	}
+}
+
+func TestTypedParamsBecomeWords(t *testing.T) {
+	tk, _ := toolkit(t, []config.Custom{{Name: "args", Command: "printf '%s|' {n} {x} {b} {mode}",
+		Params: []config.CustomParam{{Name: "n", Type: "integer"}, {Name: "x", Type: "number"},
+			{Name: "b", Type: "boolean"}, {Name: "mode", Enum: []string{"fast", "slow"}}}}}, "args")
+	out, err := tk.Invoke(context.Background(), "args", json.RawMessage(`{"n":42,"x":1.5,"b":true,"mode":"fast"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Content.String(); got != "exit_code: 0\n42|1.5|true|fast|" {
+		t.Errorf("got %q", got)
+	}
+	if _, err := tk.Invoke(context.Background(), "args", json.RawMessage(`{"mode":"other"}`)); tool.CodeOf(err) != tool.CodeInvalidArguments {
+		t.Errorf("value outside the enum: %v", err)
+	}
+	if _, err := tk.Invoke(context.Background(), "args", json.RawMessage(`{"extra":1}`)); tool.CodeOf(err) != tool.CodeInvalidArguments {
+		t.Errorf("undeclared argument: %v", err)
+	}
+}
+
+func TestRunsInWorkdirWithMinimalEnvironment(t *testing.T) {
+	t.Setenv("QUIVER_TEST_SECRET", "hunter2")
+	tk, dir := toolkit(t, []config.Custom{{Name: "where", Command: "sh -c 'pwd; env'", Workdir: "sub"}}, "where")
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := tk.Invoke(context.Background(), "where", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.Content.String()
+	real, _ := filepath.EvalSymlinks(dir)
+	if !strings.Contains(got, filepath.Join(real, "sub")+"\n") || strings.Contains(got, "hunter2") || !strings.Contains(got, "PATH=") {
+		t.Fatalf("want the sub directory, PATH and no secret; got %q", got)
+	}
+}
+
+func TestTimeoutKillsTheProcessGroup(t *testing.T) {
+	tk, dir := toolkit(t, []config.Custom{{Name: "hang", TimeoutSecs: 1,
+		Command: `sh -c 'sleep 30 & echo $! > child.pid; wait'`}}, "hang")
+	start := time.Now()
+	_, err := tk.Invoke(context.Background(), "hang", map[string]any{})
+	if tool.CodeOf(err) != tool.CodeTimeout {
+		t.Fatalf("got %v, want %s", err, tool.CodeTimeout)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("returned after %s", d)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "child.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); alive(pid); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the background sleep %d outlived the timeout", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// alive reports whether pid is a running (not zombie) process.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(rest, "Z")
+}
+
+func TestCancellationIsReported(t *testing.T) {
+	tk, _ := toolkit(t, []config.Custom{{Name: "nap", Command: "sleep 30"}}, "nap")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := tk.Invoke(ctx, "nap", map[string]any{})
+	if c := tool.CodeOf(err); c != tool.CodeCancelled && c != tool.CodeTimeout {
+		t.Fatalf("got %v, want CANCELLED or TIMEOUT", err)
+	}
+}
+
+func TestLoadErrorsNameTheTool(t *testing.T) {
+	p := func(names ...string) []config.CustomParam {
+		var out []config.CustomParam
+		for _, n := range names {
+			out = append(out, config.CustomParam{Name: n})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		defs []config.Custom
+		want string
+	}{
+		{"bad template", []config.Custom{{Name: "a", Command: "echo {x} | wc", Params: p("x")}}, "(a): command template"},
+		{"duplicate", []config.Custom{{Name: "a", Command: "true"}, {Name: "a", Command: "true"}}, "(a): duplicate"},
+		{"unknown placeholder", []config.Custom{{Name: "b", Command: "echo {y}"}}, "(b): command uses {y}"},
+		{"unused param", []config.Custom{{Name: "c", Command: "echo", Params: p("z")}}, `(c): parameter "z" is never used`},
+		{"bad name", []config.Custom{{Name: "has space", Command: "true"}}, "(has space): name"},
+		{"bad risk", []config.Custom{{Name: "d", Command: "true", Risk: "medium"}}, "(d): risk"},
+		{"bad type", []config.Custom{{Name: "e", Command: "echo {x}", Params: []config.CustomParam{{Name: "x", Type: "array"}}}}, `(e): parameter "x": type`},
+		{"workdir outside", []config.Custom{{Name: "f", Command: "true", Workdir: "../up"}}, "(f): workdir"},
+		{"enum on integer", []config.Custom{{Name: "g", Command: "echo {x}", Params: []config.CustomParam{{Name: "x", Type: "integer", Enum: []string{"1"}}}}}, "(g): parameter \"x\": enum"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := custom.New(tc.defs, custom.Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSchemaFromParams(t *testing.T) {
+	p, err := custom.New([]config.Custom{{Name: "s", Command: "x {a} {b}", Params: []config.CustomParam{
+		{Name: "a", Required: true, Enum: []string{"p", "q"}, Description: "A"}, {Name: "b", Type: "integer"}}}}, custom.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, _ := p.Tools(context.Background())
+	s := tools[0].InputSchema
+	if diff := cmp.Diff([]string{"a"}, s.Required); diff != "" {
+		t.Error(diff)
+	}
+	if s.AdditionalProperties == nil || s.AdditionalProperties.Not == nil {
+		t.Error("additionalProperties is not false")
+	}
+	if got := s.Properties["a"]; got.Type != "string" || len(got.Enum) != 2 || got.Description != "A" {
+		t.Errorf("a: %+v", got)
+	}
+	if tools[0].Risk != tool.RiskHigh {
+		t.Errorf("risk %q, want high by default", tools[0].Risk)
+	}
+}
