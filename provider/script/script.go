@@ -1,0 +1,225 @@
+package script
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/provider"
+	"github.com/quiverkit/quiver/provider/custom"
+	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
+)
+
+// DefaultDir is the scripts directory, relative to the workspace root.
+const DefaultDir = ".quiver/tools"
+
+// DefaultTimeout is a script's timeout when its header sets none.
+const DefaultTimeout = 60 * time.Second
+
+// Options configure a Provider.
+type Options struct {
+	Dir      string   // the scripts directory, absolute
+	EnvAllow []string // host variables passed on beyond shell.BaseEnvNames
+}
+
+// Provider serves the scripts of one directory.
+type Provider struct {
+	dir string
+	env []string
+
+	mu      sync.Mutex
+	skipped []string
+}
+
+// New returns a provider over opts.Dir. The directory need not exist yet.
+func New(opts Options) *Provider {
+	return &Provider{dir: opts.Dir, env: shell.HostEnv(opts.EnvAllow)}
+}
+
+// ID implements provider.Provider.
+func (p *Provider) ID() string { return "script" }
+
+// Priority implements provider.Provider.
+func (p *Provider) Priority() int { return provider.PriorityScript }
+
+// Skipped lists the files of the last scan that are not tools, each with
+// the reason: "name: not executable".
+func (p *Provider) Skipped() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.skipped...)
+}
+
+// Tools scans the directory. A missing directory is no tools and no error;
+// when files are there but none is usable, the error lists why.
+func (p *Provider) Tools(ctx context.Context) ([]*tool.Tool, error) {
+	entries, err := os.ReadDir(p.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		p.setSkipped(nil)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scripts: %w", err)
+	}
+	var tools []*tool.Tool
+	var skipped []string
+	seen := map[string]string{}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		t, err := p.load(e.Name())
+		if err == nil && seen[t.Name] != "" {
+			err = fmt.Errorf("tool name %s is taken by %s", t.Name, seen[t.Name])
+		}
+		if err != nil {
+			skipped = append(skipped, e.Name()+": "+err.Error())
+			continue
+		}
+		seen[t.Name] = e.Name()
+		tools = append(tools, t)
+	}
+	sort.Strings(skipped)
+	p.setSkipped(skipped)
+	if len(tools) == 0 && len(skipped) > 0 {
+		return nil, fmt.Errorf("scripts in %s skipped: %s", p.dir, strings.Join(skipped, "; "))
+	}
+	return tools, nil
+}
+
+func (p *Provider) setSkipped(s []string) {
+	p.mu.Lock()
+	p.skipped = s
+	p.mu.Unlock()
+}
+
+// load reads one file's header and builds its tool.
+func (p *Provider) load(file string) (*tool.Tool, error) {
+	path := filepath.Join(p.dir, file)
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, err
+	case fi.IsDir():
+		return nil, errors.New("a directory")
+	case !fi.Mode().IsRegular():
+		return nil, errors.New("not a regular file")
+	case fi.Mode().Perm()&0o111 == 0:
+		return nil, errors.New("not executable (chmod +x it)")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	h, err := ParseHeader(f)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	name := Name(file)
+	if name == "" {
+		return nil, errors.New("no usable tool name in the file name")
+	}
+	s := &script{name: name, path: path, header: h, env: p.env, timeout: DefaultTimeout}
+	if h.Timeout > 0 {
+		s.timeout = h.Timeout
+	}
+	return &tool.Tool{
+		Name:        name,
+		Description: h.Description,
+		InputSchema: h.schema(),
+		Risk:        h.Risk,
+		Annotations: tool.Annotations{ReadOnly: h.Risk == tool.RiskLow},
+		Execute:     s.execute,
+	}, nil
+}
+
+// Name is the tool name of a script file: its name without the extension,
+// other characters than [A-Za-z0-9_-] replaced by '_', at most 64 bytes.
+func Name(file string) string {
+	base := strings.TrimSuffix(file, filepath.Ext(file))
+	b := []byte(base)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	return string(b)
+}
+
+func (h Header) schema() *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+	for _, p := range h.Params {
+		s.Properties[p.Name] = &jsonschema.Schema{Type: p.Type, Description: p.Description}
+		if p.Required {
+			s.Required = append(s.Required, p.Name)
+		}
+	}
+	return s
+}
+
+// script is one loaded script.
+type script struct {
+	name, path string
+	header     Header
+	env        []string
+	timeout    time.Duration
+}
+
+// stderrTail is how much of standard error a failed call shows.
+const stderrTail = 4 << 10
+
+func (s *script) execute(ctx context.Context, tc tool.Context, args json.RawMessage) (tool.Result, error) {
+	ws, err := workspace.From(ctx, tc)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	out, err := custom.Run(ctx, custom.Process{Argv: []string{s.path}, Dir: ws.Dir(), Env: s.env,
+		Stdin: strings.NewReader(string(args)), Timeout: s.timeout})
+	switch {
+	case ctx.Err() != nil:
+		return tool.Result{}, tool.Errorf(tool.CodeCancelled, "script %s was cancelled; its process group was killed", s.name)
+	case err != nil:
+		return tool.Result{}, tool.Errorf(tool.CodeExecutionFailed, "script %s: %v", s.name, err)
+	case out.TimedOut:
+		return tool.Result{}, tool.Errorf(tool.CodeTimeout, "script %s did not finish within %s; its process group was killed", s.name, s.timeout)
+	}
+	stdout := custom.Text(out.Stdout)
+	if out.ExitCode == 0 {
+		return tool.Text(stdout), nil
+	}
+	text := fmt.Sprintf("exit_code: %d\n%s", out.ExitCode, stdout)
+	if errText := tail(custom.Text(out.Stderr), stderrTail); errText != "" {
+		text += "\nstderr:\n" + errText
+	}
+	return tool.Result{Parts: []tool.Part{{Type: tool.PartText, Text: text}}, IsError: true}, nil
+}
+
+// tail returns at most the last n bytes of s, cut at a line start when one
+// is near.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i < n/4 {
+		s = s[i+1:]
+	}
+	return "..." + s
+}
