@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/provider/custom"
+	"github.com/quiverkit/quiver/provider/script"
+)
+
+func init() {
+	wirings = append(wirings, wireCustom)
+	notes = append(notes, scriptNotes)
+}
+
+// scriptProviders is the script provider each run of a command made.
+var (
+	scriptMu        sync.Mutex
+	scriptProviders = map[*app]*script.Provider{}
+)
+
+// wireCustom adds the [[tools.custom]] command templates and the scripts of
+// [tools.scripts] dir (default .quiver/tools, relative to the workspace
+// root). A template that cannot load is a configuration error, so `quiver
+// config check` reports it with the tool's name.
+func wireCustom(a *app, cfg *config.Config) ([]quiver.Option, error) {
+	var opts []quiver.Option
+	if len(cfg.Tools.Custom) > 0 {
+		p, err := custom.New(cfg.Tools.Custom, custom.Options{EnvAllow: cfg.Exec.EnvAllow})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.Path, err)
+		}
+		opts = append(opts, quiver.WithProvider(p))
+	}
+	dir := cfg.Tools.Scripts.Dir
+	if dir == "" {
+		dir = script.DefaultDir
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(workspaceDir(a, cfg), dir)
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("tools.scripts.dir: %w", err)
+	}
+	p := script.New(script.Options{Dir: dir, EnvAllow: cfg.Exec.EnvAllow})
+	scriptMu.Lock()
+	scriptProviders[a] = p
+	scriptMu.Unlock()
+	return append(opts, quiver.WithProvider(p)), nil
+}
+
+// scriptNotes tells `quiver tools` which files of the scripts directory
+// are not tools, and why.
+func scriptNotes(a *app) []string {
+	scriptMu.Lock()
+	p := scriptProviders[a]
+	scriptMu.Unlock()
+	if p == nil {
+		return nil
+	}
+	var lines []string
+	for _, s := range p.Skipped() {
+		lines = append(lines, "provider script skipped "+s)
+	}
+	return lines
+}
