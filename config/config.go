@@ -29,6 +29,7 @@ type Config struct {
 	Tools     Tools                 `toml:"tools"`
 	Outputs   map[string]OutputType `toml:"outputs"`
 	Serve     Serve                 `toml:"serve"`
+	Web       Web                   `toml:"web"`
 
 	// Path is the file the configuration was read from ("" for defaults).
 	Path string `toml:"-"`
@@ -164,6 +165,12 @@ type OutputType struct {
 // Serve is the [serve] section.
 type Serve struct {
 	AskFallback Decision `toml:"ask_fallback"` // what "ask" becomes when the client cannot be asked; default deny
+}
+
+// Web is the [web] section, for web_fetch and web_search.
+type Web struct {
+	SearchURL    string `toml:"search_url"`    // a SearXNG-compatible JSON endpoint; web_search needs one
+	AllowPrivate bool   `toml:"allow_private"` // let web_fetch reach loopback and private networks
 }
 
 // Find returns the configuration file to use: explicit if set, else
