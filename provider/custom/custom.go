@@ -280,5 +280,5 @@ func tailOf(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return "..." + s[len(s)-n:]
+	return "..." + shell.SafeText([]byte(s[len(s)-n:]))
 }

@@ -230,3 +230,43 @@ func TestSchemaFromParams(t *testing.T) {
 		t.Errorf("risk %q, want high by default", tools[0].Risk)
 	}
 }
+
+func TestChildLeftHoldingTheOutputIsKilled(t *testing.T) {
+	tk, dir := toolkit(t, []config.Custom{{Name: "bg", Command: `sh -c 'sleep 30 & echo $! > child.pid; echo started'`}}, "bg")
+	out, err := tk.Invoke(context.Background(), "bg", map[string]any{})
+	if err != nil || out.Content.String() != "exit_code: 0\nstarted\n" {
+		t.Fatalf("got %q, %v", out.Content.String(), err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "child.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	for deadline := time.Now().Add(5 * time.Second); alive(pid); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the background sleep %d outlived its command", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// BenchmarkInvokeCustom measures a whole custom call through the pipeline:
+// schema validation, policy on the command line, fork/exec of echo.
+func BenchmarkInvokeCustom(b *testing.B) {
+	p, err := custom.New([]config.Custom{say}, custom.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pol, _ := policy.New(policy.Config{Default: policy.Deny, Allow: []string{"say(echo *)"}}, policy.WorkspaceWrite)
+	tk, err := quiver.New(quiver.WithRoot(b.TempDir()), quiver.WithPolicy(pol), quiver.WithProvider(p))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tk.Close()
+	args := map[string]any{"text": "hello world"}
+	for b.Loop() {
+		if _, err := tk.Invoke(context.Background(), "say", args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -33,5 +33,8 @@
 // is killed whole on timeout (default 60 s) or cancellation. A non-zero exit
 // is a normal result carrying the exit code. The command line is the call's
 // subject, so a policy rule lint(golangci-lint run *) matches it. Risk
-// defaults to high; risk = "low" also declares the tool read-only.
+// defaults to high; risk = "low" also declares the tool read-only. A value
+// holding '$', a backtick or a glob character makes the policy treat the
+// line as non-literal, so a specifier rule alone does not allow it: such a
+// call falls to the default decision (the policy errs on the safe side).
 package custom

@@ -56,6 +56,11 @@ func Run(ctx context.Context, p Process) (Outcome, error) {
 	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// The program exited but something it started still holds the
+		// output: a child left running in its group. End it too.
+		killGroup(cmd)
+	}
 	out := Outcome{ExitCode: cmd.ProcessState.ExitCode(), Stdout: stdout.View()}
 	if !p.Combined {
 		out.Stderr = stderr.View()

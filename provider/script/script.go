@@ -30,7 +30,7 @@ const DefaultTimeout = 60 * time.Second
 
 // Options configure a Provider.
 type Options struct {
-	Dir      string   // the scripts directory, absolute
+	Dir      string   // the scripts directory; a relative one is made absolute against the current directory
 	EnvAllow []string // host variables passed on beyond shell.BaseEnvNames
 }
 
@@ -45,7 +45,11 @@ type Provider struct {
 
 // New returns a provider over opts.Dir. The directory need not exist yet.
 func New(opts Options) *Provider {
-	return &Provider{dir: opts.Dir, env: shell.HostEnv(opts.EnvAllow)}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		dir = opts.Dir // Abs fails only when the working directory is gone
+	}
+	return &Provider{dir: dir, env: shell.HostEnv(opts.EnvAllow)}
 }
 
 // ID implements provider.Provider.
@@ -221,5 +225,5 @@ func tail(s string, n int) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 && i < n/4 {
 		s = s[i+1:]
 	}
-	return "..." + s
+	return "..." + shell.SafeText([]byte(s))
 }
