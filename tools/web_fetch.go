@@ -171,7 +171,7 @@ func checkFetchURL(raw string, allowPrivate bool) (*url.URL, error) {
 	}
 	if addr, err := netip.ParseAddr(u.Hostname()); err == nil && !allowPrivate {
 		if why := blockedAddr(addr); why != "" {
-			return nil, blockedError(u.Hostname(), addr, why)
+			return nil, blockedError(raw, addr, why)
 		}
 	}
 	return u, nil
@@ -210,10 +210,12 @@ func (e *errBlocked) Error() string {
 	return fmt.Sprintf("%s resolves to %s, a %s address", e.host, e.addr, e.why)
 }
 
-func blockedError(host string, addr netip.Addr, why string) *tool.Error {
+// blockedError names the URL refused (for a refusal at dial time, the URL
+// asked for, though a redirect from it may be what was refused).
+func blockedError(target string, addr netip.Addr, why string) *tool.Error {
 	return tool.Errorf(tool.CodeSandboxViolation,
-		"refused to fetch %s: it is %s, a %s address; web_fetch only reaches public hosts unless the operator sets [web] allow_private = true in quiver.toml",
-		host, addr, why)
+		"refused to fetch %s: its host is at %s, a %s address; web_fetch only reaches public hosts unless the operator sets [web] allow_private = true in quiver.toml",
+		target, addr, why)
 }
 
 // webClient returns a client whose every connection, redirects included, is
@@ -260,7 +262,7 @@ func fetchError(ctx context.Context, raw string, cfg WebConfig, err error) error
 	}
 	var blocked *errBlocked
 	if errors.As(err, &blocked) {
-		return blockedError(blocked.host, blocked.addr, blocked.why)
+		return blockedError(raw, blocked.addr, blocked.why)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return tool.Errorf(tool.CodeTimeout, "fetching %s took longer than %s; try again later or fetch a smaller page", raw, cfg.Timeout)

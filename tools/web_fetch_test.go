@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -255,4 +256,30 @@ func TestWebClientChecksEveryDial(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantToolError(t, client.CheckRedirect(redirect, make([]*http.Request, 1)), tool.CodeSandboxViolation, "169.254.169.254")
+}
+
+// FuzzCheckFetchURL holds the URL check to its contract on any input: no
+// panic, and an accepted URL is http or https with a host, no credentials,
+// and no literal address in a blocked range.
+func FuzzCheckFetchURL(f *testing.F) {
+	for _, s := range []string{"https://example.com/a?b=c#d", "http://127.0.0.1:8080/", "http://[::ffff:10.0.0.1]/",
+		"file:///etc/passwd", "http://user:pw@host/", "http://169.254.169.254/latest", "//example.com", "http://[fe80::1%25eth0]/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		u, err := checkFetchURL(raw, false)
+		if err != nil {
+			var te *tool.Error
+			if !errors.As(err, &te) {
+				t.Fatalf("%q: error %v is not a *tool.Error", raw, err)
+			}
+			return
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {
+			t.Fatalf("%q accepted as %s", raw, u)
+		}
+		if addr, err := netip.ParseAddr(u.Hostname()); err == nil && blockedAddr(addr) != "" {
+			t.Fatalf("%q accepted with blocked address %s", raw, addr)
+		}
+	})
 }
