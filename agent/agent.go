@@ -1,0 +1,219 @@
+// Package agent is the conversation loop: it offers a toolkit's tools to a
+// model, runs the calls the model makes through the toolkit's whole
+// pipeline, sends the results back, and stops when the model answers without
+// calling a tool, when it calls done, or when a budget is spent.
+//
+// The loop decides nothing about safety itself. Review of high-risk calls is
+// the toolkit's: its policy refers them to its Approver (a person, or
+// approve.Quorum of reviewer models), and a refusal reaches the model as an
+// APPROVAL_DENIED result it can act on. Keeping that in one place means a
+// call is judged the same way whether an agent, a CLI user or an MCP client
+// made it.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/tools"
+)
+
+// DefaultMaxTurns is the turn budget of a Config that sets none.
+const DefaultMaxTurns = 20
+
+// Config is what one run needs.
+type Config struct {
+	Model   driver.Model    // required
+	Toolkit *quiver.Toolkit // required; its AllowedTools are offered every turn
+	System  string          // instructions; none when empty
+	// MaxTurns bounds the model's replies; 0 means DefaultMaxTurns.
+	MaxTurns int
+	// MaxTokens bounds the tokens the run spends, as the provider reports
+	// them (total, else input plus output); 0 means no bound. It is checked
+	// between turns, so one reply may take the run past it.
+	MaxTokens int64
+	// ToolChoice is sent with every request; the zero value is the
+	// provider's default (auto). A forced choice means the run can end only
+	// through done or a budget.
+	ToolChoice driver.ToolChoice
+	// Strict asks for strict (constrained) argument decoding where the
+	// provider has it.
+	Strict bool
+	// ParallelToolCalls, when set, allows or forbids several calls per turn.
+	ParallelToolCalls *bool
+	// MaxOutputTokens caps each reply (driver.Request.MaxTokens); 0 leaves
+	// the driver's default.
+	MaxOutputTokens int
+	// OnEvent, when set, makes the run stream each reply and receive its
+	// events (text deltas, tool calls) as they arrive.
+	OnEvent func(driver.Event)
+}
+
+// Result is what a run produced, whole or, beside an error, as far as it got.
+type Result struct {
+	Text     string           // the model's last text
+	Messages []driver.Message // the whole conversation, system message first
+	Turns    int              // replies received
+	Usage    driver.Usage     // summed over the replies
+	Done     bool             // the model called done and it succeeded
+	Summary  string           // done's summary
+}
+
+// Run gives task to the model and runs the conversation to its end. A spent
+// budget returns the partial Result with a *tool.Error of code
+// BUDGET_EXCEEDED; a model or transport failure, or ctx ending, returns the
+// partial Result with that error. Tool failures never end the run: they go
+// back to the model as error results.
+func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
+	if cfg.Model == nil || cfg.Toolkit == nil {
+		return nil, errors.New("agent: Config needs a Model and a Toolkit")
+	}
+	maxTurns := cfg.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = DefaultMaxTurns
+	}
+	res := &Result{}
+	if cfg.System != "" {
+		res.Messages = append(res.Messages, driver.SystemMessage(cfg.System))
+	}
+	res.Messages = append(res.Messages, driver.UserMessage(task))
+	for {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("agent: stopped after %d turns: %w", res.Turns, err)
+		}
+		if res.Turns >= maxTurns {
+			return res, budgetError("the turn budget (%d) is spent and the task is not done", maxTurns)
+		}
+		if spent := tokens(res.Usage); cfg.MaxTokens > 0 && spent >= cfg.MaxTokens {
+			return res, budgetError("the token budget (%d) is spent (%d used) and the task is not done", cfg.MaxTokens, spent)
+		}
+		finished, err := turn(ctx, &cfg, res)
+		if err != nil || finished {
+			return res, err
+		}
+	}
+}
+
+// turn asks the model once and runs what it called. It reports whether the
+// run is over.
+func turn(ctx context.Context, cfg *Config, res *Result) (bool, error) {
+	allowed, err := cfg.Toolkit.AllowedTools(ctx)
+	if err != nil {
+		return false, fmt.Errorf("agent: list the tools: %w", err)
+	}
+	req := driver.Request{
+		Messages:          res.Messages,
+		Tools:             driver.Definitions(allowed, cfg.Strict),
+		ToolChoice:        cfg.ToolChoice,
+		ParallelToolCalls: cfg.ParallelToolCalls,
+		MaxTokens:         cfg.MaxOutputTokens,
+	}
+	resp, err := ask(ctx, cfg, req)
+	if err != nil && !driver.IsCallError(err) {
+		if cerr := ctx.Err(); cerr != nil {
+			return false, fmt.Errorf("agent: turn %d: %w", res.Turns+1, errors.Join(cerr, err))
+		}
+		return false, fmt.Errorf("agent: turn %d: %w", res.Turns+1, err)
+	}
+	res.Turns++
+	addUsage(&res.Usage, resp.Usage)
+	res.Text = resp.Text
+	res.Messages = append(res.Messages, resp.Message())
+	if len(resp.ToolCalls) == 0 {
+		return true, nil
+	}
+	results, summary, done := runCalls(ctx, cfg.Toolkit, resp.ToolCalls)
+	res.Messages = append(res.Messages, driver.ToolMessage(results...))
+	if done {
+		res.Done, res.Summary = true, summary
+	}
+	return done, nil
+}
+
+// ask sends req, streaming when the caller wants the events.
+func ask(ctx context.Context, cfg *Config, req driver.Request) (*driver.Response, error) {
+	if cfg.OnEvent == nil {
+		return cfg.Model.Generate(ctx, req)
+	}
+	s, err := cfg.Model.Stream(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	var resp *driver.Response
+	for s.Next() {
+		ev := s.Event()
+		if ev.Type == driver.EventDone {
+			resp = ev.Response
+		}
+		cfg.OnEvent(ev)
+	}
+	err = s.Err()
+	if err == nil && resp == nil {
+		err = driver.ErrTruncated
+	}
+	if err != nil && (resp == nil || !driver.IsCallError(err)) {
+		return nil, err
+	}
+	return resp, err
+}
+
+// runCalls runs one turn's calls through the toolkit (read-only low-risk
+// calls concurrently, the rest in order) and returns their results in call
+// order, with done's summary if a done call succeeded. A call whose
+// arguments did not parse is answered without running anything.
+func runCalls(ctx context.Context, tk *quiver.Toolkit, calls []driver.ToolCall) ([]driver.ToolResult, string, bool) {
+	results := make([]driver.ToolResult, len(calls))
+	var runnable []quiver.ToolCall
+	var index []int
+	for i, c := range calls {
+		if c.Arguments == nil {
+			results[i] = driver.Invoke(ctx, nil, c) // answered before the invoker is used
+			continue
+		}
+		runnable = append(runnable, quiver.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		index = append(index, i)
+	}
+	var summary string
+	var done bool
+	for j, out := range tk.InvokeAll(ctx, runnable) {
+		c := calls[index[j]]
+		var err error
+		if out.Err != nil {
+			err = out.Err
+		}
+		results[index[j]] = driver.ResultFor(c, out.Content, err)
+		if s, ok := tools.IsDone(out.Content); ok && err == nil {
+			summary, done = s, true
+		}
+	}
+	return results, summary, done
+}
+
+func budgetError(format string, args ...any) error {
+	return tool.Errorf(tool.CodeBudgetExceeded, format, args...)
+}
+
+// tokens is what u counts against MaxTokens: the total when the provider
+// reports one, else input plus output.
+func tokens(u driver.Usage) int64 {
+	if u.TotalTokens > 0 {
+		return u.TotalTokens
+	}
+	return u.InputTokens + u.OutputTokens
+}
+
+func addUsage(sum *driver.Usage, u driver.Usage) {
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.InputTokens + u.OutputTokens
+	}
+	sum.InputTokens += u.InputTokens
+	sum.OutputTokens += u.OutputTokens
+	sum.CacheReadTokens += u.CacheReadTokens
+	sum.ReasoningTokens += u.ReasoningTokens
+	sum.TotalTokens += u.TotalTokens
+}
