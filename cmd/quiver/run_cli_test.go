@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// openAIScript is an OpenAI-compatible server on loopback that answers the
+// n-th Chat Completions request with the n-th body and keeps the requests.
+func openAIScript(t *testing.T, replies ...string) (*httptest.Server, func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		n := len(got)
+		got = append(got, string(body))
+		mu.Unlock()
+		if r.URL.Path != "/chat/completions" || n >= len(replies) {
+			http.Error(w, `{"error":{"message":"unexpected request"}}`, http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, replies[n])
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), got...) }
+}
+
+func chatCall(id, name, args string) string {
+	return fmt.Sprintf(`{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"tool_calls",
+"message":{"role":"assistant","content":null,"tool_calls":[{"id":%q,"type":"function","function":{"name":%q,"arguments":%q}}]}}],
+"usage":{"prompt_tokens":20,"completion_tokens":5,"total_tokens":25}}`, id, name, args)
+}
+
+func chatText(text string) string {
+	return fmt.Sprintf(`{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop",
+"message":{"role":"assistant","content":%q}}],"usage":{"prompt_tokens":30,"completion_tokens":5,"total_tokens":35}}`, text)
+}
+
+func TestRunPrintsTheFinalText(t *testing.T) {
+	srv, requests := openAIScript(t, chatCall("call_1", "read_file", `{"path":"todo.txt"}`), chatText("The list has one item: ship it."))
+	dir := workdir(t, map[string]string{"todo.txt": "ship it\n"})
+
+	r := runCLI(t, dir, "", "run", "--base-url", srv.URL, "--model", "llama3.2", "What is on the list?")
+	if r.code != 0 || r.stdout != "The list has one item: ship it.\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	reqs := requests()
+	if len(reqs) != 2 || !strings.Contains(reqs[0], `"model":"llama3.2"`) || !strings.Contains(reqs[1], "ship it") {
+		t.Errorf("requests: %q", reqs)
+	}
+}
+
+func TestRunJSONAndBudget(t *testing.T) {
+	read := chatCall("call_1", "read_file", `{"path":"todo.txt"}`)
+	srv, _ := openAIScript(t, read, read, read)
+	dir := workdir(t, map[string]string{"todo.txt": "ship it\n"})
+
+	r := runCLI(t, dir, "", "run", "--json", "--base-url", srv.URL, "--model", "m", "--max-turns", "2", "Loop.")
+	if r.code != exitTool {
+		t.Fatalf("exit %d, want %d; stderr %q", r.code, exitTool, r.stderr)
+	}
+	var j runJSON
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+	}
+	if j.Turns != 2 || j.Error == nil || j.Error.Code != "BUDGET_EXCEEDED" || j.Usage.TotalTokens != 50 {
+		t.Errorf("got %+v (error %+v)", j, j.Error)
+	}
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	dir := workdir(t, nil)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no model", []string{"run", "--base-url", "http://127.0.0.1:1", "task"}, "--model is required"},
+		{"unknown provider", []string{"run", "--provider", "acme", "--model", "m", "task"}, `--provider "acme"`},
+		{"no key", []string{"run", "--provider", "anthropic", "--model", "m", "task"}, "ANTHROPIC_API_KEY"},
+		{"no task", []string{"run", "--model", "m"}, "accepts 1 arg"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("ANTHROPIC_API_KEY", "")
+			r := runCLI(t, dir, "", tt.args...)
+			if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, exitUsage, tt.want)
+			}
+		})
+	}
+}
