@@ -48,6 +48,12 @@ type Config struct {
 	// MaxOutputTokens caps each reply (driver.Request.MaxTokens); 0 leaves
 	// the driver's default.
 	MaxOutputTokens int
+	// TrimOutputs, when above 0, bounds the conversation's size in bytes:
+	// before each request the oldest tool outputs are replaced by a stub
+	// naming where the toolkit's output cache keeps them
+	// (outputcache.TrimToBudget). Off by default: replacing an earlier
+	// message defeats the provider's prompt cache from that message on.
+	TrimOutputs int
 	// OnEvent, when set, makes the run stream each reply and receive its
 	// events (text deltas, tool calls) as they arrive.
 	OnEvent func(driver.Event)
@@ -81,6 +87,7 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 		res.Messages = append(res.Messages, driver.SystemMessage(cfg.System))
 	}
 	res.Messages = append(res.Messages, driver.UserMessage(task))
+	refs := map[string]string{} // call id -> output ref, so that trimming stores nothing twice
 	for {
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("agent: stopped after %d turns: %w", res.Turns, err)
@@ -91,7 +98,12 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 		if spent := tokens(res.Usage); cfg.MaxTokens > 0 && spent >= cfg.MaxTokens {
 			return res, budgetError("the token budget (%d) is spent (%d used) and the task is not done", cfg.MaxTokens, spent)
 		}
-		finished, err := turn(ctx, &cfg, res)
+		if cfg.TrimOutputs > 0 {
+			if err := trim(ctx, cfg.Toolkit, res.Messages, refs, cfg.TrimOutputs); err != nil {
+				return res, err
+			}
+		}
+		finished, err := turn(ctx, &cfg, res, refs)
 		if err != nil || finished {
 			return res, err
 		}
@@ -100,7 +112,7 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 
 // turn asks the model once and runs what it called. It reports whether the
 // run is over.
-func turn(ctx context.Context, cfg *Config, res *Result) (bool, error) {
+func turn(ctx context.Context, cfg *Config, res *Result, refs map[string]string) (bool, error) {
 	allowed, err := cfg.Toolkit.AllowedTools(ctx)
 	if err != nil {
 		return false, fmt.Errorf("agent: list the tools: %w", err)
@@ -126,7 +138,7 @@ func turn(ctx context.Context, cfg *Config, res *Result) (bool, error) {
 	if len(resp.ToolCalls) == 0 {
 		return true, nil
 	}
-	results, summary, done := runCalls(ctx, cfg.Toolkit, resp.ToolCalls)
+	results, summary, done := runCalls(ctx, cfg.Toolkit, resp.ToolCalls, refs)
 	res.Messages = append(res.Messages, driver.ToolMessage(results...))
 	if done {
 		res.Done, res.Summary = true, summary
@@ -166,7 +178,7 @@ func ask(ctx context.Context, cfg *Config, req driver.Request) (*driver.Response
 // calls concurrently, the rest in order) and returns their results in call
 // order, with done's summary if a done call succeeded. A call whose
 // arguments did not parse is answered without running anything.
-func runCalls(ctx context.Context, tk *quiver.Toolkit, calls []driver.ToolCall) ([]driver.ToolResult, string, bool) {
+func runCalls(ctx context.Context, tk *quiver.Toolkit, calls []driver.ToolCall, refs map[string]string) ([]driver.ToolResult, string, bool) {
 	results := make([]driver.ToolResult, len(calls))
 	var runnable []quiver.ToolCall
 	var index []int
@@ -187,6 +199,9 @@ func runCalls(ctx context.Context, tk *quiver.Toolkit, calls []driver.ToolCall) 
 			err = out.Err
 		}
 		results[index[j]] = driver.ResultFor(c, out.Content, err)
+		if out.OutputRef != "" {
+			refs[c.ID] = out.OutputRef
+		}
 		if s, ok := tools.IsDone(out.Content); ok && err == nil {
 			summary, done = s, true
 		}
