@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -29,21 +28,6 @@ func events(lines ...string) []byte {
 		out[i] = []byte(l)
 	}
 	return streamtest.TypedSSE(out, "\n")
-}
-
-func checkErr(t *testing.T, err, is error, has []string) {
-	t.Helper()
-	if err == nil {
-		t.Fatal("no error")
-	}
-	if is != nil && !errors.Is(err, is) {
-		t.Errorf("error %v is not %v", err, is)
-	}
-	for _, h := range has {
-		if !strings.Contains(err.Error(), h) {
-			t.Errorf("error %q does not mention %q", err, h)
-		}
-	}
 }
 
 func TestStreamBadInput(t *testing.T) {
@@ -82,7 +66,7 @@ func TestStreamBadInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			resp, _, err := streamtest.Drain(s)
-			checkErr(t, err, tt.errIs, tt.errHas)
+			streamtest.CheckErr(t, err, tt.errIs, tt.errHas)
 			if (resp != nil) != tt.wantResp {
 				t.Errorf("response %+v, want one: %v", resp, tt.wantResp)
 			}
@@ -101,7 +85,7 @@ func TestHTTPErrorsUseTheSDKRetries(t *testing.T) {
 	t.Run("429 with one retry allowed fails after two requests, with the API's message", func(t *testing.T) {
 		srv := streamtest.NewServer(t, rateLimited)
 		_, err := anthropic.New(testClient(srv.URL), "claude-test", anthropic.WithRequestOptions(option.WithMaxRetries(1))).Stream(context.Background(), weatherReq)
-		checkErr(t, err, nil, []string{"429", "rate_limit_error"})
+		streamtest.CheckErr(t, err, nil, []string{"429", "rate_limit_error"})
 		if n := len(srv.Requests()); n != 2 {
 			t.Errorf("%d requests, want 2", n)
 		}
@@ -120,7 +104,7 @@ func TestHTTPErrorsUseTheSDKRetries(t *testing.T) {
 	t.Run("500 on Generate with no retries is an error", func(t *testing.T) {
 		srv := streamtest.NewServer(t, streamtest.Reply{Status: 500, Body: []byte(`{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`)})
 		_, err := anthropic.New(testClient(srv.URL), "claude-test").Generate(context.Background(), weatherReq)
-		checkErr(t, err, nil, []string{"500", "api_error"})
+		streamtest.CheckErr(t, err, nil, []string{"500", "api_error"})
 	})
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,21 +26,6 @@ func sse(lines ...string) []byte {
 		out[i] = []byte(l)
 	}
 	return streamtest.GeminiSSE(out)
-}
-
-func checkErr(t *testing.T, err, is error, has []string) {
-	t.Helper()
-	if err == nil {
-		t.Fatal("no error")
-	}
-	if is != nil && !errors.Is(err, is) {
-		t.Errorf("error %v is not %v", err, is)
-	}
-	for _, h := range has {
-		if !strings.Contains(err.Error(), h) {
-			t.Errorf("error %q does not mention %q", err, h)
-		}
-	}
 }
 
 func TestStreamBadInput(t *testing.T) {
@@ -75,7 +59,7 @@ func TestStreamBadInput(t *testing.T) {
 			if err == nil {
 				resp, _, err = streamtest.Drain(s)
 			}
-			checkErr(t, err, tt.errIs, tt.errHas)
+			streamtest.CheckErr(t, err, tt.errIs, tt.errHas)
 			if (resp != nil) != tt.wantResp {
 				t.Errorf("response %+v, want one: %v", resp, tt.wantResp)
 			}
@@ -103,7 +87,7 @@ func TestHTTPErrorsUseTheSDKRetries(t *testing.T) {
 	t.Run("429 with two attempts fails after two requests, with the API's message", func(t *testing.T) {
 		srv := streamtest.NewServer(t, rateLimited)
 		_, err := gemini.New(retryClient(t, srv.URL, 2), "gemini-test").Stream(context.Background(), weatherReq)
-		checkErr(t, err, nil, []string{"429", "RESOURCE_EXHAUSTED"})
+		streamtest.CheckErr(t, err, nil, []string{"429", "RESOURCE_EXHAUSTED"})
 		if n := len(srv.Requests()); n != 2 {
 			t.Errorf("%d requests, want 2", n)
 		}
@@ -123,7 +107,7 @@ func TestHTTPErrorsUseTheSDKRetries(t *testing.T) {
 		srv := streamtest.NewServer(t, serverError)
 		cfg := genai.GenerateContentConfig{HTTPOptions: &genai.HTTPOptions{RetryOptions: &genai.HTTPRetryOptions{Attempts: genai.Ptr[int32](3), InitialDelay: genai.Ptr(0.001), Jitter: genai.Ptr(0.0)}}}
 		_, err := gemini.New(testClient(t, srv.URL), "gemini-test", gemini.WithConfig(cfg)).Generate(context.Background(), weatherReq)
-		checkErr(t, err, nil, []string{"500", "INTERNAL"})
+		streamtest.CheckErr(t, err, nil, []string{"500", "INTERNAL"})
 		if n := len(srv.Requests()); n != 3 {
 			t.Errorf("%d requests, want 3", n)
 		}

@@ -100,7 +100,7 @@ func TestChatStreamBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, _, err := streamChat(t, tt.reply)
-			checkErr(t, err, tt.errIs, tt.errHas)
+			streamtest.CheckErr(t, err, tt.errIs, tt.errHas)
 			if (resp != nil) != tt.wantResp {
 				t.Fatalf("response %+v, want one: %v", resp, tt.wantResp)
 			}
@@ -112,21 +112,6 @@ func TestChatStreamBadInput(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func checkErr(t *testing.T, err, is error, has []string) {
-	t.Helper()
-	if err == nil {
-		t.Fatal("no error")
-	}
-	if is != nil && !errors.Is(err, is) {
-		t.Errorf("error %v is not %v", err, is)
-	}
-	for _, h := range has {
-		if !strings.Contains(err.Error(), h) {
-			t.Errorf("error %q does not mention %q", err, h)
-		}
 	}
 }
 
@@ -173,7 +158,7 @@ func TestResponsesStreamBadInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _, err = streamtest.Drain(s)
-			checkErr(t, err, tt.errIs, tt.errHas)
+			streamtest.CheckErr(t, err, tt.errIs, tt.errHas)
 		})
 	}
 }
@@ -190,7 +175,7 @@ func TestHTTPErrorsUseTheSDKRetries(t *testing.T) {
 	t.Run("429 with one retry allowed fails after two requests, saying 429", func(t *testing.T) {
 		srv := streamtest.NewServer(t, rateLimited)
 		_, err := openai.NewChat(testClient(srv.URL), "m", openai.WithRequestOptions(option.WithMaxRetries(1))).Stream(context.Background(), weatherReq)
-		checkErr(t, err, nil, []string{"429", "Rate limit reached"})
+		streamtest.CheckErr(t, err, nil, []string{"429", "Rate limit reached"})
 		if n := len(srv.Requests()); n != 2 {
 			t.Errorf("%d requests, want 2", n)
 		}
@@ -209,7 +194,7 @@ func TestHTTPErrorsUseTheSDKRetries(t *testing.T) {
 	t.Run("500 on Generate with no retries is an error", func(t *testing.T) {
 		srv := streamtest.NewServer(t, serverError)
 		_, err := openai.NewResponses(testClient(srv.URL), "m").Generate(context.Background(), weatherReq)
-		checkErr(t, err, nil, []string{"500", "boom"})
+		streamtest.CheckErr(t, err, nil, []string{"500", "boom"})
 	})
 }
 
