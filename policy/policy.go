@@ -53,6 +53,13 @@ type Config struct {
 	Ask     []string            `toml:"ask"`
 	Deny    []string            `toml:"deny"`
 	Tools   map[string]Decision `toml:"tools"`
+	// Protected lists further paths that writing always asks about:
+	// workspace-relative globs ("secrets/**", "Makefile"), or absolute paths.
+	Protected []string `toml:"protected"`
+	// ConfigFiles are the configuration files in use (quiver.toml, the file
+	// named by --config); they are protected too. Absolute or relative to the
+	// workspace, matched as paths, not globs.
+	ConfigFiles []string `toml:"-"`
 }
 
 // Policy is a compiled [Config] plus a write scope. It is immutable and safe
@@ -62,6 +69,7 @@ type Policy struct {
 	allow, ask, deny []Rule
 	tools            map[string]Decision
 	scope            WriteScope
+	protected        []protectedPath
 }
 
 // New compiles cfg. An invalid rule or decision is an error naming it.
@@ -97,6 +105,10 @@ func New(cfg Config, scope WriteScope) (*Policy, error) {
 			return nil, fmt.Errorf("policy tools.%s: %w", name, err)
 		}
 		p.tools[name] = d
+	}
+	var err error
+	if p.protected, err = compileProtected(cfg.ConfigFiles, cfg.Protected); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

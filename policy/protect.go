@@ -1,0 +1,119 @@
+package policy
+
+import (
+	"fmt"
+	"path"
+	"runtime"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// defaultProtected are the paths that govern Quiver or run code later, inside
+// every workspace: the quiver.toml that `quiver --root DIR` would load, the
+// script tools and their settings, git's hooks and the configuration git
+// reads (core.fsmonitor, core.pager and friends run programs).
+var defaultProtected = []string{"quiver.toml", ".quiver", ".git/hooks", ".git/config", ".git/config.worktree"}
+
+// protectedPath is one entry of the protected list.
+type protectedPath struct {
+	pattern string // workspace-relative slash path or glob, or an absolute path
+	literal bool   // matched as a path, not as a glob (config files, defaults)
+}
+
+// compileProtected builds the protected list: the defaults, the
+// configuration files in use, then the operator's globs.
+func compileProtected(files, globs []string) ([]protectedPath, error) {
+	var out []protectedPath
+	for _, d := range defaultProtected {
+		out = append(out, protectedPath{pattern: d, literal: true})
+	}
+	for i, f := range files {
+		c, err := cleanProtected(f)
+		if err != nil {
+			return nil, fmt.Errorf("policy config file [%d]: %w", i, err)
+		}
+		out = append(out, protectedPath{pattern: c, literal: true})
+	}
+	for i, g := range globs {
+		c, err := cleanProtected(g)
+		if err != nil {
+			return nil, fmt.Errorf("policy protected[%d]: %w", i, err)
+		}
+		if !doublestar.ValidatePattern(c) {
+			return nil, fmt.Errorf("policy protected[%d]: %q is not a valid glob", i, g)
+		}
+		out = append(out, protectedPath{pattern: c})
+	}
+	return out, nil
+}
+
+// cleanProtected normalises an entry: slash-separated, clean, no leading
+// "./" and no trailing "/**" (a directory protects everything below it).
+func cleanProtected(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", fmt.Errorf("empty path")
+	}
+	c := path.Clean(strings.ReplaceAll(s, `\`, "/"))
+	for {
+		trimmed := strings.TrimSuffix(c, "/**")
+		if trimmed == c {
+			break
+		}
+		c = trimmed
+	}
+	switch {
+	case c == "." || c == "**" || c == "/":
+		return "", fmt.Errorf("%q would protect the whole workspace", s)
+	case c == ".." || strings.HasPrefix(c, "../"):
+		return "", fmt.Errorf("%q is outside the workspace (write an absolute path)", s)
+	}
+	return c, nil
+}
+
+// ProtectedPaths returns the paths no tool may write without a person's
+// approval and no sandboxed process may write at all: workspace-relative
+// slash paths (a directory stands for everything below it, written without
+// a trailing "/**"), and absolute paths for files outside the workspace
+// (a configuration file named by --config). Entries from the operator's
+// protected list may hold glob characters (*, **, ?, [...], {a,b}).
+//
+// The list always holds quiver.toml, .quiver, .git/hooks, .git/config and
+// .git/config.worktree, then [Config.ConfigFiles], then [Config.Protected].
+func (p *Policy) ProtectedPaths() []string {
+	out := make([]string, len(p.protected))
+	for i, e := range p.protected {
+		out[i] = e.pattern
+	}
+	return out
+}
+
+// protects reports whether the subject path s (clean: workspace-relative
+// slash path, or absolute) is protected, and by which entry.
+func (p *Policy) protects(s string) (string, bool) {
+	s = foldCase(s)
+	for _, e := range p.protected {
+		pat := foldCase(e.pattern)
+		if e.literal {
+			if s == pat || strings.HasPrefix(s, pat+"/") {
+				return e.pattern, true
+			}
+			continue
+		}
+		if doublestar.MatchUnvalidated(pat, s) || doublestar.MatchUnvalidated(pat+"/**", s) {
+			return e.pattern, true
+		}
+	}
+	return "", false
+}
+
+// foldCase lowers s where file systems ignore case by default (macOS,
+// Windows), so that .GIT/config is protected there; on Linux names are
+// matched exactly, as the kernel does.
+func foldCase(s string) string {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		return strings.ToLower(s)
+	}
+	return s
+}
