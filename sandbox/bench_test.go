@@ -1,0 +1,40 @@
+package sandbox_test
+
+import (
+	"os/exec"
+	"testing"
+
+	"github.com/quiverkit/quiver/sandbox"
+)
+
+// BenchmarkStart compares starting /bin/true bare and under each profile,
+// side by side in one run.
+func BenchmarkStart(b *testing.B) {
+	ws := b.TempDir()
+	for _, bc := range []struct {
+		name    string
+		mode    sandbox.Mode
+		network bool
+	}{
+		{"bare", sandbox.Unconfined, false},
+		{"read-only", sandbox.ReadOnly, false},
+		{"workspace-write", sandbox.WorkspaceWrite, false},
+		{"workspace-write+network", sandbox.WorkspaceWrite, true},
+	} {
+		p, err := sandbox.New(bc.mode, ws, sandbox.Config{Network: bc.network}, sandbox.StandardProtected)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := &exec.Cmd{Path: "/bin/true", Args: []string{"true"}}
+				if err := p.Wrap(cmd); err != nil {
+					b.Fatal(err)
+				}
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

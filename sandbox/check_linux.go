@@ -1,0 +1,79 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/quiverkit/quiver/sandbox/internal/launch"
+)
+
+// unsupportedEnv, when set, makes [Check] report the sandbox unavailable
+// with its value as the reason: a test hook that simulates a kernel without
+// Landlock. It can only make Quiver refuse more, never less.
+const unsupportedEnv = "QUIVER_SANDBOX_UNSUPPORTED"
+
+var probe struct {
+	once sync.Once
+	err  error
+}
+
+// Check reports whether this machine can enforce every profile: nil, or an
+// [*UnavailableError] naming what is missing. The kernel is probed once,
+// by starting the launcher in the namespaces a profile uses, with a
+// protected path to mount.
+func Check() error {
+	if why := os.Getenv(unsupportedEnv); why != "" {
+		return &UnavailableError{Missing: why}
+	}
+	probe.once.Do(func() { probe.err = checkKernel() })
+	return probe.err
+}
+
+func checkKernel() error {
+	if abi := launch.ABI(); abi < launch.MinABI {
+		have := "none"
+		if abi > 0 {
+			have = fmt.Sprintf("ABI %d", abi)
+		}
+		return &UnavailableError{Missing: fmt.Sprintf("Landlock ABI %d or later (this kernel has %s)", launch.MinABI, have)}
+	}
+	dir, err := os.MkdirTemp("", "quiver-probe-*")
+	if err != nil {
+		return &UnavailableError{Missing: "a temporary directory for the probe", Err: err}
+	}
+	defer os.RemoveAll(dir)
+	protected := dir + "/protected"
+	if err := os.WriteFile(protected, nil, 0o600); err != nil {
+		return &UnavailableError{Missing: "a temporary directory for the probe", Err: err}
+	}
+	var stderr bytes.Buffer
+	cmd := &exec.Cmd{Stderr: &stderr}
+	// No program: the launcher confines itself and exits 0.
+	if err := launch.Command(launch.Spec{Workspace: dir, Protected: []string{protected}, Args: []string{"probe"}}, cmd); err != nil {
+		return &UnavailableError{Missing: "a launcher", Err: err}
+	}
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return &UnavailableError{Missing: "a working launcher: " + strings.TrimSpace(stderr.String()), Err: err}
+		}
+		return &UnavailableError{Missing: "unprivileged user namespaces (" + err.Error() + ")", Err: err}
+	}
+	return nil
+}
+
+func (p *Profile) wrap(cmd *exec.Cmd) error {
+	s := launch.Spec{ReadOnly: p.Mode == ReadOnly, Workspace: p.Workspace, Writable: p.Writable,
+		Protected: p.Protected, Network: p.Network, TempDir: p.TempDir,
+		Readable: p.Readable, Limited: p.Readable != nil, Path: cmd.Path, Args: cmd.Args}
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = p.Env(cmd.Env)
+	return launch.Command(s, cmd)
+}

@@ -1,0 +1,280 @@
+// Package launch is the sandbox's launcher: the code that runs in the child
+// process, between the fork and the exec of the confined program, and the
+// one function that prepares an *exec.Cmd to start it.
+//
+// It is a package of its own, importing only the standard library, x/sys and
+// go-landlock, because the launcher runs from an init function: Go
+// initialises packages in import-path order as soon as their imports are
+// initialised, so a package with few imports runs its init before the
+// binary's heavy packages (the model SDKs, grpc) have spent their start-up
+// time. That is most of what a confined process costs over a bare one.
+package launch
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// specEnv carries the Spec from Command to the launcher.
+const specEnv = "QUIVER_SANDBOX_SPEC"
+
+// Spec is what the launcher applies and runs: the profile, flattened, and
+// the program. It is the wire format of sandbox.Profile.
+type Spec struct {
+	ReadOnly  bool     `json:"read_only,omitempty"` // else workspace-write
+	Workspace string   `json:"workspace"`
+	Writable  []string `json:"writable,omitempty"`
+	Protected []string `json:"protected,omitempty"`
+	Network   bool     `json:"network,omitempty"`
+	TempDir   string   `json:"tmpdir,omitempty"`
+	Readable  []string `json:"readable,omitempty"` // nil: reads open
+	Limited   bool     `json:"limited,omitempty"`  // reads limited to Readable
+	Path      string   `json:"path"`               // empty: a probe, which exits 0 once confined
+	Args      []string `json:"args"`
+}
+
+func init() {
+	raw, ok := os.LookupEnv(specEnv)
+	if !ok {
+		return
+	}
+	// This process is a launcher: it never returns to the host program.
+	os.Exit(launch(raw))
+}
+
+// Command rewrites cmd to start the launcher, which applies s and execs
+// s.Path with s.Args in cmd's directory and environment. Fields of
+// cmd.SysProcAttr already set (Setpgid...) are kept.
+func Command(s Spec, cmd *exec.Cmd) error {
+	if s.Path != "" && !filepath.IsAbs(s.Path) {
+		return fmt.Errorf("sandbox: program path %q is not absolute", s.Path)
+	}
+	if len(s.Args) == 0 {
+		s.Args = []string{s.Path}
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(withoutSpec(env), specEnv+"="+string(raw))
+	cmd.Path = "/proc/self/exe"
+	cmd.Args = []string{"quiver-sandbox"}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	sys := cmd.SysProcAttr
+	sys.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	if !s.Network {
+		sys.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	sys.GidMappingsEnableSetgroups = false
+	return nil
+}
+
+// Exit statuses of a launcher that could not exec its program, as a shell
+// reports them.
+const (
+	exitCannotExec = 126
+	exitNotFound   = 127
+	exitSetup      = 125 // the sandbox itself could not be set up
+)
+
+// launch applies the profile in raw to this process and execs the program;
+// it returns an exit status only when that fails.
+func launch(raw string) int {
+	runtime.LockOSThread() // capabilities are per thread: drop them on the one that execs
+	var s Spec
+	if err := json.Unmarshal([]byte(raw), &s); err != nil || s.Workspace == "" || len(s.Args) == 0 {
+		if err == nil {
+			err = errors.New("no workspace or no argv")
+		}
+		fmt.Fprintf(os.Stderr, "quiver-sandbox: bad launch spec: %v\n", err)
+		return exitSetup
+	}
+	if err := s.confine(); err != nil {
+		fmt.Fprintf(os.Stderr, "quiver-sandbox: %v\n", err)
+		return exitSetup
+	}
+	if s.Path == "" {
+		return 0 // a probe (see Check): confined, and nothing to run
+	}
+	env := withoutSpec(os.Environ())
+	err := syscall.Exec(s.Path, s.Args, env)
+	// A file just written by another process cannot be executed for a
+	// moment (https://go.dev/issue/22315).
+	for delay := time.Millisecond; errors.Is(err, syscall.ETXTBSY) && delay < 300*time.Millisecond; delay *= 2 {
+		time.Sleep(delay)
+		err = syscall.Exec(s.Path, s.Args, env)
+	}
+	fmt.Fprintf(os.Stderr, "%s: %v\n", s.Args[0], err)
+	if errors.Is(err, syscall.ENOENT) {
+		return exitNotFound
+	}
+	return exitCannotExec
+}
+
+func withoutSpec(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, specEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// confine applies p to the calling process: mounts, Landlock, capabilities.
+// The order matters: mounting needs the capabilities the user namespace
+// gave, and Landlock's no_new_privs must be set before the exec.
+func (p *Spec) confine() error {
+	if err := p.protect(); err != nil {
+		return err
+	}
+	if err := p.restrict(); err != nil {
+		return err
+	}
+	return dropCapabilities()
+}
+
+// protect bind-mounts every protected path read-only over itself, and
+// every directory between it and its writable root over itself, so that
+// neither can be written, renamed or removed. Paths that do not exist are
+// skipped (see the package doc).
+func (p *Spec) protect() error {
+	if p.ReadOnly || len(p.Protected) == 0 {
+		return nil // nothing is writable, so nothing needs mounting
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making the mounts private: %w", err)
+	}
+	pinned := map[string]bool{}
+	// Parents first: a child inside a read-only parent is then left alone
+	// rather than pinned writable.
+	paths := slices.Clone(p.Protected)
+	slices.SortFunc(paths, func(a, b string) int { return len(a) - len(b) })
+	for _, path := range paths {
+		root := p.writableRootOf(path)
+		if root == "" {
+			continue // not writable in the first place
+		}
+		if _, err := os.Lstat(path); err != nil {
+			continue
+		}
+		for _, dir := range between(root, path) {
+			if pinned[dir] {
+				continue
+			}
+			pinned[dir] = true
+			if err := bindSelf(dir, false); err != nil {
+				return err
+			}
+		}
+		if pinned[path] {
+			continue // already read-only as part of a protected parent
+		}
+		pinned[path] = true
+		if err := bindSelf(path, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writableRootOf returns the writable root path lies in, or "".
+func (p *Spec) writableRootOf(path string) string {
+	for _, root := range p.writableRoots() {
+		if within(root, path) {
+			return root
+		}
+	}
+	return ""
+}
+
+// between returns the directories strictly between root and path, outermost
+// first.
+func between(root, path string) []string {
+	var dirs []string
+	for dir := filepath.Dir(path); dir != root && within(root, dir); dir = filepath.Dir(dir) {
+		dirs = append([]string{dir}, dirs...)
+	}
+	return dirs
+}
+
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// bindSelf bind-mounts path over itself, read-only if ro. The flags the
+// kernel locked on the mount underneath (nosuid, nodev, noexec...) must be
+// repeated in the read-only remount, or a user namespace is refused it.
+func bindSelf(path string, ro bool) error {
+	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("protecting %s: bind mount: %w", path, err)
+	}
+	if !ro {
+		return nil
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return fmt.Errorf("protecting %s: %w", path, err)
+	}
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+	for _, f := range []struct{ st, ms uintptr }{
+		{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if uintptr(st.Flags)&f.st != 0 {
+			flags |= f.ms
+		}
+	}
+	if err := unix.Mount("", path, "", flags, ""); err != nil {
+		return fmt.Errorf("protecting %s: read-only remount: %w", path, err)
+	}
+	return nil
+}
+
+// dropCapabilities empties every capability set of this thread, its
+// bounding set included, so that the program — even one running as uid 0
+// inside the namespace — cannot undo the mounts.
+func dropCapabilities() error {
+	last := 40
+	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			last = n
+		}
+	}
+	for c := 0; c <= last; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("dropping capability %d: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("clearing ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("dropping capabilities: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,12 @@
+//go:build !linux
+
+package sandbox
+
+import "os/exec"
+
+// Check reports that the kernel sandbox is implemented for Linux only.
+func Check() error {
+	return &UnavailableError{Missing: "a Linux kernel (the sandbox uses Landlock and namespaces)"}
+}
+
+func (p *Profile) wrap(*exec.Cmd) error { return Check() }

@@ -1,0 +1,218 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/quiverkit/quiver/tool"
+)
+
+// Mode is how much a confined process may write.
+type Mode string
+
+// The modes, one per write scope.
+const (
+	ReadOnly       Mode = "read-only"       // writes nothing but /dev/null and the like
+	WorkspaceWrite Mode = "workspace-write" // writes the workspace, the call's TMPDIR and the extra roots
+	Unconfined     Mode = "unrestricted"    // no confinement at all
+)
+
+// ParseMode parses a write scope name into its mode.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ReadOnly, WorkspaceWrite, Unconfined:
+		return m, nil
+	}
+	return "", fmt.Errorf("sandbox mode %q: want read-only, workspace-write or unrestricted", s)
+}
+
+// Config is the operator's [sandbox] section of quiver.toml.
+type Config struct {
+	// Disabled turns confinement off whatever the write scope, for hosts
+	// that isolate Quiver themselves (a container). The write scope still
+	// binds Quiver's own file tools.
+	Disabled bool `toml:"disabled"`
+	// Network lets confined processes reach the network.
+	Network bool `toml:"network"`
+	// WritableRoots are further directories confined processes may write
+	// under workspace-write (a GOCACHE, say). Relative paths are relative to
+	// the workspace; ~ is the home directory.
+	WritableRoots []string `toml:"writable_roots"`
+}
+
+// Profile is what one process may do. The zero Profile is not usable: build
+// one with [New].
+type Profile struct {
+	Mode      Mode
+	Workspace string   // the workspace root, absolute
+	Writable  []string // further writable roots, absolute
+	// Protected are absolute paths, inside writable roots, kept read-only.
+	Protected []string
+	Network   bool
+	// TempDir is the call's private temporary directory: writable, and the
+	// process's TMPDIR. Empty for none.
+	TempDir string
+	// Readable, when not nil, limits reads to these trees plus the system's
+	// program directories (see systemReadable). nil leaves reads open.
+	Readable []string
+}
+
+// New returns the profile of mode for a workspace: cfg's network and extra
+// roots, and protected, the protected paths (workspace-relative or
+// absolute). With cfg.Disabled the profile is [Unconfined].
+func New(mode Mode, workspace string, cfg Config, protected []string) (*Profile, error) {
+	if cfg.Disabled {
+		mode = Unconfined
+	}
+	if _, err := ParseMode(string(mode)); err != nil {
+		return nil, err
+	}
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = real
+	}
+	p := &Profile{Mode: mode, Workspace: ws, Network: cfg.Network}
+	for _, r := range cfg.WritableRoots {
+		abs, err := absUnder(ws, r)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: writable root %q: %w", r, err)
+		}
+		p.Writable = append(p.Writable, abs)
+	}
+	for _, r := range protected {
+		abs, err := absUnder(ws, r)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: protected path %q: %w", r, err)
+		}
+		p.Protected = append(p.Protected, abs)
+	}
+	return p, nil
+}
+
+// absUnder makes p absolute: ~ is the home directory, a relative path is
+// relative to base.
+func absUnder(base, p string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		p = filepath.Join(home, p[1:])
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(base, p)
+	}
+	return filepath.Clean(p), nil
+}
+
+// With returns a copy of p in mode m (a read-only guess of the classifier
+// is run read-only whatever the scope). An unconfined profile stays
+// unconfined only if m is Unconfined too.
+func (p *Profile) With(m Mode) *Profile {
+	q := *p
+	q.Mode = m
+	return &q
+}
+
+// Confined reports whether p confines anything.
+func (p *Profile) Confined() bool { return p != nil && p.Mode != Unconfined }
+
+// Key is the dependency key of the profile for a call's processes. The
+// toolkit provides it per call (a command the read-only classifier let
+// through runs read-only); it has no Create, so a tool that starts processes
+// without one falls back to [Default], never to no confinement.
+var Key = tool.Key[*Profile]{ID: "quiver.sandbox.profile"}
+
+// Default returns the profile of a tool that was given none: workspace-write
+// for the workspace, network off, no protected paths beyond the standard
+// ones.
+func Default(workspace string) (*Profile, error) {
+	return New(WorkspaceWrite, workspace, Config{}, StandardProtected)
+}
+
+// For returns the call's profile, or [Default] for workspace when the host
+// provided none.
+func For(ctx context.Context, tc tool.Context, workspace string) (*Profile, error) {
+	if p, err := tool.Resolve(ctx, tc, Key); err == nil && p != nil {
+		return p, nil
+	}
+	return Default(workspace)
+}
+
+// StandardProtected are the workspace paths protected whatever the
+// configuration says: they govern Quiver or run code later.
+var StandardProtected = []string{"quiver.toml", ".quiver", ".git/hooks", ".git/config"}
+
+// UnavailableError is the refusal to run where the kernel cannot enforce a
+// profile. It names what is missing and how to opt out.
+type UnavailableError struct {
+	Missing string // what the kernel lacks, e.g. "Landlock ABI 3 (this kernel has 1)"
+	Err     error
+}
+
+func (e *UnavailableError) Error() string {
+	return "the kernel sandbox is unavailable: " + e.Missing +
+		`; nothing was run. To run unconfined anyway, set write_scope = "unrestricted" (or --write-scope unrestricted), ` +
+		`or [sandbox] disabled = true in quiver.toml for a host that isolates Quiver itself`
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// ToolError maps an error of [Profile.Wrap] to the tool error a model sees.
+func ToolError(err error) error {
+	var ue *UnavailableError
+	if errors.As(err, &ue) {
+		return tool.Errorf(tool.CodeSandboxUnavailable, "%w", err)
+	}
+	return tool.Errorf(tool.CodeExecutionFailed, "sandbox: %w", err)
+}
+
+// Wrap rewrites cmd so that it starts under p: its program becomes the
+// launcher, the profile travels in its environment, and its SysProcAttr
+// gains the namespaces (fields already set, such as Setpgid, are kept).
+// cmd.Path must be the program's absolute path and cmd.Args its argv.
+// Under an unconfined profile Wrap changes nothing. Where the kernel cannot
+// enforce p, Wrap returns an [*UnavailableError] and cmd must not be run.
+func (p *Profile) Wrap(cmd *exec.Cmd) error {
+	if !p.Confined() {
+		return nil
+	}
+	if err := Check(); err != nil {
+		return err
+	}
+	return p.wrap(cmd)
+}
+
+// Env returns env with TMPDIR pointed at the profile's temporary directory,
+// when it has one.
+func (p *Profile) Env(env []string) []string {
+	if p == nil || p.TempDir == "" {
+		return env
+	}
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
+	return append(out, "TMPDIR="+p.TempDir)
+}
+
+// WithTempDir returns a copy of p with a new private temporary directory,
+// and the function that removes it. An unconfined profile gets none.
+func (p *Profile) WithTempDir() (*Profile, func(), error) {
+	if !p.Confined() {
+		return p, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "quiver-call-*")
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: temporary directory: %w", err)
+	}
+	q := *p
+	q.TempDir = dir
+	return &q, func() { os.RemoveAll(dir) }, nil
+}

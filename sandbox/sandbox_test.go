@@ -1,0 +1,114 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/quiverkit/quiver/sandbox"
+)
+
+// run runs argv under p in dir and returns its combined output and error.
+func run(t *testing.T, p *sandbox.Profile, dir string, argv ...string) (string, error) {
+	t.Helper()
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		t.Fatalf("%s: %v", argv[0], err)
+	}
+	cmd := &exec.Cmd{Path: path, Args: argv, Dir: dir}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := p.Wrap(cmd); err != nil {
+		t.Fatalf("Wrap: %v", err)
+	}
+	err = cmd.Run()
+	return out.String(), err
+}
+
+func profile(t *testing.T, mode sandbox.Mode, cfg sandbox.Config) (*sandbox.Profile, string, string) {
+	t.Helper()
+	if err := sandbox.Check(); err != nil {
+		t.Fatalf("this machine must support the sandbox: %v", err)
+	}
+	ws, outside := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{".git/config", "quiver.toml"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("orig\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := sandbox.New(mode, ws, cfg, sandbox.StandardProtected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, ws, outside
+}
+
+func TestWorkspaceWrite(t *testing.T) {
+	p, ws, outside := profile(t, sandbox.WorkspaceWrite, sandbox.Config{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	tests := []struct {
+		name   string
+		script string
+		wantOK bool
+	}{
+		{"write inside", "echo x > in.txt", true},
+		{"write outside", "echo x > " + outside + "/x", false},
+		{"write .git/config", "echo x >> .git/config", false},
+		{"new hook", "echo x > .git/hooks/pre-commit", false},
+		{"rename .git away", "mv .git gone", false},
+		{"replace quiver.toml", "echo x > q.new && mv q.new quiver.toml", false},
+		{"remove quiver.toml", "rm quiver.toml", false},
+		{"git objects", "mkdir -p .git/objects && echo x > .git/objects/o", true},
+		{"tcp to loopback", "exec 3<>/dev/tcp/" + strings.Replace(addr, ":", "/", 1), false},
+		{"tmpdir", `echo x > "$TMPDIR/t"`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, done, err := p.WithTempDir()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer done()
+			out, err := run(t, q, ws, "bash", "-c", tt.script)
+			t.Logf("%s -> %v: %s", tt.script, err, out)
+			if (err == nil) != tt.wantOK {
+				t.Errorf("%s: err %v, want ok %v; output %s", tt.script, err, tt.wantOK, out)
+			}
+		})
+	}
+	for _, f := range []string{".git/config", "quiver.toml"} {
+		b, err := os.ReadFile(filepath.Join(ws, f))
+		if err != nil || string(b) != "orig\n" {
+			t.Errorf("%s changed: %q %v", f, b, err)
+		}
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("outside changed: %v", entries)
+	}
+}
+
+func TestUnavailable(t *testing.T) {
+	t.Setenv("QUIVER_SANDBOX_UNSUPPORTED", "Landlock (simulated)")
+	p, err := sandbox.Default(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.Wrap(&exec.Cmd{Path: "/bin/true"})
+	var ue *sandbox.UnavailableError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "unrestricted") {
+		t.Fatalf("Wrap = %v, want an UnavailableError naming the opt-out", err)
+	}
+}
