@@ -165,29 +165,16 @@ func isHex(s string) bool {
 	return true
 }
 
-// followLinks resolves a final-component symlink chain of name, so that an
-// atomic rename replaces the file the link points at, not the link. The
-// target must stay inside the root; os.Root enforces that again on use.
+// followLinks resolves the symbolic links of name with the rules of
+// [Workspace.Resolve] — the one resolution the policy also matches — so
+// that an atomic rename replaces the file a link points at, not the link.
+// os.Root enforces confinement again on use.
 func (w *Workspace) followLinks(root *os.Root, p, name string) (string, error) {
-	for i := 0; i < 40; i++ {
-		fi, err := root.Lstat(name)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return name, nil
-		}
-		target, err := root.Readlink(name)
-		if err != nil {
-			return "", classify("readlink", p, err)
-		}
-		if path.IsAbs(target) {
-			return "", tool.Errorf(tool.CodeSandboxViolation, "path %q is a symbolic link to an absolute path", p)
-		}
-		next := path.Clean(path.Join(path.Dir(name), target))
-		if next == ".." || len(next) > 2 && next[:3] == "../" {
-			return "", tool.Errorf(tool.CodeSandboxViolation, "path %q is a symbolic link that leads outside the workspace", p)
-		}
-		name = next
+	resolved, err := resolveIn(root, name)
+	if err != nil {
+		return "", resolveError(p, err)
 	}
-	return "", tool.Errorf(tool.CodeSandboxViolation, "path %q: too many levels of symbolic links", p)
+	return resolved, nil
 }
 
 func randomSuffix() string {
