@@ -14,6 +14,7 @@ import (
 	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/schema"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -106,7 +107,7 @@ func (c *call) CheckWrite(ctx context.Context, path string) error {
 
 func (c *call) commandGate() tool.CommandGate {
 	c.gateOnce.Do(func() {
-		c.gate = c.tk.policy.CommandGate(c.tool.Name, c.verdict, c.approval.Approved, c.tk.classify)
+		c.gate = c.tk.policy.CommandGate(c.tk.ws, c.tool.Name, c.verdict, c.approval.Approved, c.tk.classify)
 	})
 	return c.gate
 }
@@ -257,19 +258,17 @@ func (tk *Toolkit) validator(t *tool.Tool) (*schema.Validator, error) {
 	return v, nil
 }
 
-// decide applies the call-level rules.
+// decide applies the call-level rules to what the call acts on, each path
+// as written and as it resolves inside the workspace.
 func (tk *Toolkit) decide(c *call) error {
 	if c.tool.Subjects != nil {
 		subjects, err := c.tool.Subjects(c.args)
 		if err != nil {
 			return err
 		}
-		for i, s := range subjects {
-			if s.Kind == tool.SubjectPath {
-				subjects[i].Value = tk.ws.Display(s.Value)
-			}
+		if c.subjects, err = policy.ResolveSubjects(tk.ws, subjects); err != nil {
+			return err
 		}
-		c.subjects = subjects
 	}
 	c.risk = c.tool.RiskOf(c.args)
 	c.verdict = tk.policy.Decide(c.tool, c.subjects, c.risk)
@@ -314,6 +313,10 @@ func (tk *Toolkit) execute(ctx context.Context, c *call) (res tool.Result, err e
 	scope := &c.scope
 	scope.Init(tk.overrides, tk.shared)
 	scope.Provide(tool.CommandGateKey.ID, tool.CommandGate(c))
+	scope.Provide(sandbox.Key.ID, tk.sandboxFor(c))
+	if c.tool.Annotations.OpenWorld { // only tools that reach out follow URLs
+		scope.Provide(tool.URLGateKey.ID, tk.policy.URLGate(c.tool, c.risk, c.verdict, c.approval.Approved))
+	}
 	tc := tool.NewContext(c.ID, c.tool.Name, tk.logger, scope).WithParsedArgs(c.parsed)
 	defer func() {
 		if p := recover(); p != nil {

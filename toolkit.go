@@ -16,6 +16,7 @@ import (
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -36,6 +37,8 @@ type Toolkit struct {
 	shared    *tool.Scope
 	classify  func(argv []string) bool
 	closers   []io.Closer
+	boxConfig sandbox.Config   // the operator's [sandbox] settings
+	box       *sandbox.Profile // the write scope's profile (sandbox.go)
 
 	cacheConfig // the output cache step's settings (cache.go)
 
@@ -203,7 +206,7 @@ func (tk *Toolkit) setDefaults() error {
 		}
 		tk.ws, tk.ownsWS = ws, true
 	}
-	return nil
+	return tk.newSandbox()
 }
 
 // Close stops what the toolkit's tools started and releases the workspace.

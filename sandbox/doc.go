@@ -35,14 +35,17 @@
 //     it and the workspace root is bind-mounted over itself, which makes it a
 //     mount point that cannot be renamed or removed (EBUSY) — otherwise
 //     `mv .git x && mkdir .git` would swap the protected files out.
-//   - A network namespace for the network: the process gets one with only a
-//     loopback interface that is down, so TCP, UDP, raw sockets, multipath
-//     TCP and abstract Unix sockets reach nothing. Landlock's TCP rules
-//     (ABI 4) cover TCP alone and not multipath TCP or UDP, and a seccomp
-//     filter would have to enumerate socket families and io_uring; a
-//     namespace leaves nothing to enumerate. Where Landlock has them, its
-//     TCP rules and its scopes (ABI 6: abstract sockets, signals) are added
-//     as a second wall.
+//   - A network namespace for the network: the process gets one of its own
+//     with nothing in it but a loopback interface, so TCP, UDP, raw
+//     sockets, multipath TCP and abstract Unix sockets reach nothing outside
+//     it — the host's 127.0.0.1 included — while a program's own tests can
+//     still listen and connect on its private 127.0.0.1. Landlock's TCP
+//     rules (ABI 4) cover TCP alone, not multipath TCP or UDP, and would
+//     forbid that private loopback too; a seccomp filter (Codex's way) would
+//     have to enumerate socket families and io_uring, and also forbids
+//     loopback servers; a namespace leaves nothing to enumerate. Where
+//     Landlock has them, its scopes (ABI 6: abstract sockets, signals) are
+//     added as a second wall.
 //
 // bubblewrap would give the same mounts, but as a second program to install
 // and start; Quiver's own launcher costs one exec.

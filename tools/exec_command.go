@@ -13,6 +13,7 @@ import (
 
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/outputcache"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -206,9 +207,13 @@ func execSpec(ctx context.Context, tc tool.Context, in ExecCommandInput, cfg Exe
 	if err != nil {
 		return shell.Spec{}, err
 	}
+	box, err := sandbox.For(ctx, tc, ws.Dir())
+	if err != nil {
+		return shell.Spec{}, sandbox.ToolError(err)
+	}
 	base := shell.HostEnv(cfg.EnvAllow)
 	return shell.Spec{Command: in.Command, Argv: in.Argv, Dir: dir, Env: shell.MergeEnv(base, in.Env),
-		BaseEnv: base, Workspace: ws, Gate: gate}, nil
+		BaseEnv: base, Workspace: ws, Gate: gate, Sandbox: box}, nil
 }
 
 // execDir returns the absolute directory to run in: workdir, which must be
@@ -367,6 +372,10 @@ func runError(err error) error {
 	if errors.As(err, &se) {
 		return tool.Errorf(tool.CodeInvalidArguments, "field \"command\": shell syntax error at %v", se)
 	}
+	var ue *sandbox.UnavailableError
+	if errors.As(err, &ue) {
+		return sandbox.ToolError(err)
+	}
 	return tool.Errorf(tool.CodeExecutionFailed, "could not start the command: %w", err)
 }
 
@@ -379,6 +388,11 @@ func startJob(ctx context.Context, tc tool.Context, spec shell.Spec, in ExecComm
 	var timeout time.Duration
 	if in.TimeoutSecs != nil {
 		timeout = time.Duration(*in.TimeoutSecs) * time.Second
+	}
+	if spec.Sandbox.Confined() {
+		if err := sandbox.Check(); err != nil {
+			return nil, sandbox.ToolError(err)
+		}
 	}
 	job, err := jobs.Start(ctx, spec, timeout)
 	if err != nil {

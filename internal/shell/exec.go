@@ -157,20 +157,30 @@ const maxCapture = 16 << 20
 // start starts a checked program in the run's process group and waits for
 // it.
 func (st *runState) start(ctx context.Context, p procIO, path string, argv []string) int {
-	newCmd := func() *exec.Cmd {
+	box := st.spec.Sandbox
+	if box.Confined() && !kernelExecutable(path) {
+		// The launcher's exec would fail with ENOEXEC; run it as bash would.
+		return st.runScriptFile(ctx, p, path, argv)
+	}
+	newCmd := func() (*exec.Cmd, error) {
 		cmd := &exec.Cmd{Path: path, Args: argv, Env: p.env, Dir: p.dir, Stdin: p.stdin, Stdout: p.stdout, Stderr: p.stderr, WaitDelay: time.Second}
 		if _, ok := p.stdout.(*os.File); !ok {
 			cmd.Stdout = &limitWriter{w: p.stdout, n: maxCapture, name: argv[0], stderr: p.stderr}
 		}
-		return cmd
+		return cmd, box.Wrap(cmd)
 	}
-	cmd := newCmd()
+	cmd, err := newCmd()
+	if err != nil {
+		fmt.Fprintf(p.stderr, "%s: %v\n", argv[0], err)
+		return 126
+	}
 	leader, err := st.group.start(cmd)
 	// A file another process is still writing (just built, say) cannot be
-	// executed for a moment; see https://go.dev/issue/22315.
+	// executed for a moment; see https://go.dev/issue/22315. (Under the
+	// sandbox the launcher retries its own exec.)
 	for delay := time.Millisecond; errors.Is(err, syscall.ETXTBSY) && delay < 300*time.Millisecond; delay *= 2 {
 		time.Sleep(delay)
-		cmd = newCmd()
+		cmd, _ = newCmd()
 		leader, err = st.group.start(cmd)
 	}
 	switch {
@@ -198,6 +208,20 @@ func (st *runState) start(ctx context.Context, p procIO, path string, argv []str
 		return 1
 	}
 	return exitStatus(cmd.ProcessState)
+}
+
+// kernelExecutable reports whether the kernel would exec the file at path
+// itself: an ELF binary or a #! script. Anything else is a shell script
+// without a #! line, which shells run themselves.
+func kernelExecutable(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true // let the exec report the error
+	}
+	defer f.Close()
+	var head [4]byte
+	n, _ := io.ReadFull(f, head[:])
+	return n >= 2 && string(head[:2]) == "#!" || n == 4 && string(head[:]) == "\x7fELF"
 }
 
 // notFound reports a program that cannot be run as bash does: 127 when

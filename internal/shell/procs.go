@@ -49,7 +49,10 @@ func (g *group) start(cmd *exec.Cmd) (leader bool, err error) {
 	if g.closed {
 		return false, errRunEnded
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: g.pgid}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pgid = true, g.pgid // kept: the sandbox's namespaces
 	if err := cmd.Start(); err != nil {
 		return false, err
 	}

@@ -15,6 +15,7 @@ import (
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -31,6 +32,11 @@ type Spec struct {
 	BaseEnv   []string // the environment before the call's own settings; see UnsafeEnv
 	Workspace *workspace.Workspace
 	Gate      tool.CommandGate // asked about every program before it starts and every file opened for writing
+	// Sandbox confines every program the run starts (nil: unconfined, for
+	// tests of the shell itself; tools always set it). A run under a
+	// confined profile without a TempDir gets one of its own, removed when
+	// the run ends.
+	Sandbox *sandbox.Profile
 
 	// Output receives standard output and standard error, interleaved as
 	// produced (both are one pipe), from a single goroutine.
@@ -99,6 +105,19 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 	start := time.Now()
 	if spec.Gate == nil {
 		return Outcome{}, errors.New("shell: no command gate")
+	}
+	if spec.Sandbox.Confined() {
+		if err := sandbox.Check(); err != nil {
+			return Outcome{}, err
+		}
+		if spec.Sandbox.TempDir == "" {
+			box, remove, err := spec.Sandbox.WithTempDir()
+			if err != nil {
+				return Outcome{}, err
+			}
+			defer remove()
+			spec.Sandbox = box
+		}
 	}
 	var file *syntax.File
 	if spec.Argv == nil {

@@ -23,15 +23,16 @@ var (
 	systemFiles = []string{"/etc/ld.so.cache", "/etc/ld.so.conf"}
 )
 
-// restrict applies p's Landlock ruleset to the whole process. The config
+// restrict applies the Landlock ruleset of p to the whole process. The config
 // asks for everything go-landlock knows and is downgraded to what the
 // kernel has (BestEffort); Check has made sure the kernel has at least
 // MinABI, so writes are always confined.
 func (p *Spec) restrict() error {
 	cfg := landlock.V11.BestEffort()
-	if p.Network {
-		cfg.HandledAccessNet = 0
-	}
+	// The network is the network namespace's job (see netns.go): Landlock's
+	// port rules would also forbid the namespace's own loopback, which a
+	// program's tests may use.
+	cfg.HandledAccessNet = 0
 	var rules []landlock.Rule
 	if !p.Limited {
 		rules = append(rules, landlock.RODirs("/"))

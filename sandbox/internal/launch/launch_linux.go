@@ -142,10 +142,16 @@ func withoutSpec(env []string) []string {
 	return out
 }
 
-// confine applies p to the calling process: mounts, Landlock, capabilities.
+// confine applies p to the calling process: loopback, mounts, Landlock,
+// capabilities.
 // The order matters: mounting needs the capabilities the user namespace
 // gave, and Landlock's no_new_privs must be set before the exec.
 func (p *Spec) confine() error {
+	if !p.Network {
+		if err := loopbackUp(); err != nil {
+			return err
+		}
+	}
 	if err := p.protect(); err != nil {
 		return err
 	}
@@ -275,6 +281,30 @@ func dropCapabilities() error {
 	var data [2]unix.CapUserData
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
 		return fmt.Errorf("dropping capabilities: %w", err)
+	}
+	return nil
+}
+
+// loopbackUp brings up the loopback interface of the new network
+// namespace, so that a program may talk to itself on 127.0.0.1 (a test
+// server) while the host's loopback, and everything else, stays out of
+// reach.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("loopback: %w", err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return fmt.Errorf("loopback: %w", err)
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,50 @@
+package quiver
+
+import (
+	"fmt"
+
+	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/tool"
+)
+
+// WithSandbox sets how the processes the toolkit's tools start are confined
+// (package sandbox): the network, extra writable roots, or no confinement at
+// all for a host that isolates Quiver itself. Without it every process runs
+// under the profile of the write scope, network off.
+func WithSandbox(cfg sandbox.Config) Option {
+	return func(tk *Toolkit) error { tk.boxConfig = cfg; return nil }
+}
+
+// Sandbox returns the profile of the toolkit's write scope: what a process
+// started by an approved call may do.
+func (tk *Toolkit) Sandbox() *sandbox.Profile { return tk.box }
+
+// newSandbox derives the toolkit's profile from its write scope, its
+// workspace and the policy's protected paths.
+func (tk *Toolkit) newSandbox() error {
+	mode := sandbox.WorkspaceWrite
+	switch tk.policy.WriteScope() {
+	case policy.ReadOnly:
+		mode = sandbox.ReadOnly
+	case policy.Unrestricted:
+		mode = sandbox.Unconfined
+	}
+	box, err := sandbox.New(mode, tk.ws.Dir(), tk.boxConfig, tk.policy.ProtectedPaths())
+	if err != nil {
+		return fmt.Errorf("quiver: %w", err)
+	}
+	tk.box = box
+	return nil
+}
+
+// sandboxFor returns the profile for one call's processes: the scope's,
+// except that a call the tool itself rated low-risk (the read-only guess of
+// exec_command's classifier) runs read-only whatever the scope, so that a
+// wrong guess still cannot write.
+func (tk *Toolkit) sandboxFor(c *call) *sandbox.Profile {
+	if c.tool.CallRisk != nil && c.risk == tool.RiskLow && !tk.boxConfig.Disabled {
+		return tk.box.With(sandbox.ReadOnly)
+	}
+	return tk.box
+}
