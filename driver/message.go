@@ -14,14 +14,18 @@ const (
 )
 
 // Message is one turn of a conversation. Which fields are used depends on the
-// role: Parts for system, user and assistant text; ToolCalls for the
-// assistant; ToolResults for RoleTool. Drivers merge consecutive RoleTool
-// messages into the single turn their provider expects.
+// role: Parts for system, user and assistant text; ToolCalls and Reasoning
+// for the assistant; ToolResults for RoleTool. Drivers merge consecutive
+// RoleTool messages into the single turn their provider expects.
 type Message struct {
 	Role        Role
 	Parts       []tool.Part
 	ToolCalls   []ToolCall
 	ToolResults []ToolResult
+	// Reasoning is the assistant's thinking in this turn, in the order the
+	// provider sent it; each driver sends back the reasoning of its own
+	// format as its provider requires (see [Replay]).
+	Reasoning []Reasoning
 }
 
 // SystemMessage returns a system message.

@@ -29,6 +29,20 @@ type Request struct {
 	// MaxTokens caps the reply; 0 leaves the provider's default (Anthropic,
 	// which requires a value, gets the driver's default).
 	MaxTokens int
+	// Reasoning asks the model to think first, where it can; the zero value
+	// leaves the model's default.
+	Reasoning ReasoningConfig
+}
+
+// ReasoningConfig is how much a model should think. Each driver sends what
+// its provider understands and ignores the rest: Anthropic takes
+// BudgetTokens (extended thinking, which needs at least 1,024 and less than
+// the reply's MaxTokens), OpenAI takes Effort (reasoning_effort, or
+// reasoning.effort on the Responses API), Gemini takes either (a thinking
+// budget, or a thinking level).
+type ReasoningConfig struct {
+	BudgetTokens int    // 0: not set
+	Effort       string // "low", "medium", "high"; "": not set
 }
 
 // StopReason is why a model stopped.
@@ -58,6 +72,9 @@ type Response struct {
 	Model string
 	// Text is the visible text, joined; reasoning is left out.
 	Text string
+	// Reasoning is the model's thinking, kept to be sent back with the next
+	// request (see [Reasoning]).
+	Reasoning []Reasoning
 	// ToolCalls are the calls for the client to run, in the order the model
 	// made them.
 	ToolCalls []ToolCall
@@ -71,4 +88,9 @@ type Response struct {
 
 // Message returns the assistant turn to append to the conversation for the
 // next request.
-func (r *Response) Message() Message { return AssistantMessage(r.Text, r.ToolCalls...) }
+// It carries the reply's reasoning, which some providers require back.
+func (r *Response) Message() Message {
+	m := AssistantMessage(r.Text, r.ToolCalls...)
+	m.Reasoning = r.Reasoning
+	return m
+}

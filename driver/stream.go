@@ -22,6 +22,9 @@ const (
 	EventToolCallDone
 	// EventDone: the reply is whole; Response holds it. It is the last event.
 	EventDone
+	// EventReasoningDelta: Delta is the next piece of the model's readable
+	// thinking (or its summary), for display; it is never part of the text.
+	EventReasoningDelta
 )
 
 // Event is one step of a streamed reply.

@@ -132,23 +132,30 @@ func blocks(parts []tool.Part) []sdk.ContentBlockParamUnion {
 	return out
 }
 
-// Assistant converts an assistant turn: a text block (when there is text),
-// then one tool_use block per call. A call whose arguments did not parse is
-// sent with {}.
+// Assistant converts an assistant turn in the order the model produced it:
+// its thinking and redacted_thinking blocks (signature and data unchanged,
+// which the API checks), its text, then one tool_use block per call. A call
+// whose arguments did not parse is sent with {}.
 func Assistant(m driver.Message) sdk.MessageParam {
 	var content []sdk.ContentBlockParamUnion
-	if text := m.Text(); text != "" {
-		content = append(content, sdk.NewTextBlock(text))
-	}
-	for _, c := range m.ToolCalls {
-		var input any = json.RawMessage("{}")
-		if c.Arguments != nil {
-			input = c.Arguments
-		}
-		b := sdk.NewToolUseBlock(c.ID, input, c.Name)
-		setCaller(b.OfToolUse, c.Metadata)
-		content = append(content, b)
-	}
+	driver.Replay(m, driver.ReasoningAnthropic,
+		func(r driver.Reasoning) {
+			if r.Redacted {
+				content = append(content, sdk.NewRedactedThinkingBlock(r.Data))
+				return
+			}
+			content = append(content, sdk.NewThinkingBlock(r.Signature, r.Text))
+		},
+		func(text string) { content = append(content, sdk.NewTextBlock(text)) },
+		func(c driver.ToolCall) {
+			var input any = json.RawMessage("{}")
+			if c.Arguments != nil {
+				input = c.Arguments
+			}
+			b := sdk.NewToolUseBlock(c.ID, input, c.Name)
+			setCaller(b.OfToolUse, c.Metadata)
+			content = append(content, b)
+		})
 	return sdk.NewAssistantMessage(content...)
 }
 
@@ -211,7 +218,8 @@ func ToolCalls(msg *sdk.Message) (calls, server []driver.ToolCall, err error) {
 	return calls, server, errors.Join(errs...)
 }
 
-// Response converts a whole message.
+// Response converts a whole message. Thinking and redacted_thinking blocks
+// become the reply's Reasoning, placed among its calls as they came.
 func Response(msg *sdk.Message) (*driver.Response, error) {
 	if msg == nil {
 		return nil, errors.New("nil message")
@@ -226,9 +234,18 @@ func Response(msg *sdk.Message) (*driver.Response, error) {
 		ProviderStopReason: string(msg.StopReason),
 		Usage:              usage(msg.Usage.InputTokens, msg.Usage.OutputTokens, msg.Usage.CacheReadInputTokens),
 	}
+	resp.Usage.ReasoningTokens = msg.Usage.OutputTokensDetails.ThinkingTokens
+	before := 0
 	for _, b := range msg.Content {
-		if b.Type == "text" {
+		switch b.Type {
+		case "text":
 			resp.Text += b.Text
+		case "tool_use":
+			before++
+		case "thinking":
+			resp.Reasoning = append(resp.Reasoning, driver.Reasoning{Format: driver.ReasoningAnthropic, Text: b.Thinking, Signature: b.Signature, Before: before})
+		case "redacted_thinking":
+			resp.Reasoning = append(resp.Reasoning, driver.Reasoning{Format: driver.ReasoningAnthropic, Redacted: true, Data: b.Data, Before: before})
 		}
 	}
 	return resp, err
@@ -248,10 +265,37 @@ func Params(model string, req driver.Request) (sdk.MessageNewParams, error) {
 	if req.MaxTokens > 0 {
 		p.MaxTokens = int64(req.MaxTokens)
 	}
+	if err := thinking(&p, req); err != nil {
+		return sdk.MessageNewParams{}, err
+	}
 	if len(tools) > 0 {
 		p.ToolChoice = ToolChoice(req.ToolChoice, req.ParallelToolCalls)
 	}
 	return p, nil
+}
+
+// MinThinkingBudget is the smallest thinking budget the Messages API takes.
+const MinThinkingBudget = 1024
+
+// thinking turns on extended thinking when the request sets a budget. The
+// budget must be below max_tokens; a request that left MaxTokens at 0 gets
+// the budget plus DefaultMaxTokens, so the answer keeps its usual room.
+func thinking(p *sdk.MessageNewParams, req driver.Request) error {
+	budget := int64(req.Reasoning.BudgetTokens)
+	if budget <= 0 {
+		return nil
+	}
+	if budget < MinThinkingBudget {
+		return fmt.Errorf("thinking budget %d: the Messages API takes at least %d", budget, MinThinkingBudget)
+	}
+	if req.MaxTokens == 0 {
+		p.MaxTokens = budget + DefaultMaxTokens
+	}
+	if budget >= p.MaxTokens {
+		return fmt.Errorf("thinking budget %d must be below max tokens %d", budget, p.MaxTokens)
+	}
+	p.Thinking = sdk.ThinkingConfigParamOfEnabled(budget)
+	return nil
 }
 
 func stopReason(r sdk.StopReason) driver.StopReason {

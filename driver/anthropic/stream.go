@@ -18,6 +18,7 @@ type Accumulator struct {
 	blocks        map[int64]*block
 	order         []*block // blocks in the order they started, for deterministic settling
 	calls, server []driver.ToolCall
+	reasoning     []driver.Reasoning
 	errs          []error
 	stop          sdk.StopReason
 	usage         driver.Usage
@@ -25,8 +26,8 @@ type Accumulator struct {
 }
 
 type block struct {
-	kind   string // text, tool_use, server_tool_use, or another type this driver does not read
-	pos    int    // position in calls or server
+	kind   string // text, tool_use, server_tool_use, thinking, redacted_thinking, or another type this driver does not read
+	pos    int    // position in calls, server or reasoning
 	id     string
 	name   string
 	start  any // the input of content_block_start: the arguments when no fragment follows
@@ -65,6 +66,15 @@ func (a *Accumulator) Add(ev *sdk.MessageStreamEventUnion, emit func(driver.Even
 				a.text.WriteString(ev.Delta.Text)
 				emit(driver.Event{Type: driver.EventTextDelta, Delta: ev.Delta.Text})
 			}
+		case "thinking_delta":
+			if b.kind == "thinking" && ev.Delta.Thinking != "" {
+				a.reasoning[b.pos].Text += ev.Delta.Thinking
+				emit(driver.Event{Type: driver.EventReasoningDelta, Delta: ev.Delta.Thinking})
+			}
+		case "signature_delta":
+			if b.kind == "thinking" {
+				a.reasoning[b.pos].Signature += ev.Delta.Signature
+			}
 		case "input_json_delta":
 			b.args = append(b.args, ev.Delta.PartialJSON...)
 			if b.kind == "tool_use" && ev.Delta.PartialJSON != "" {
@@ -86,6 +96,9 @@ func (a *Accumulator) Add(ev *sdk.MessageStreamEventUnion, emit func(driver.Even
 		if u.CacheReadInputTokens > 0 {
 			a.usage.CacheReadTokens = u.CacheReadInputTokens
 		}
+		if t := u.OutputTokensDetails.ThinkingTokens; t > 0 {
+			a.usage.ReasoningTokens = t
+		}
 		a.usage.OutputTokens = u.OutputTokens
 		a.usage.TotalTokens = a.usage.InputTokens + a.usage.OutputTokens
 	case "message_stop":
@@ -103,6 +116,16 @@ func (a *Accumulator) start(ev *sdk.MessageStreamEventUnion, emit func(driver.Ev
 	a.blocks[ev.Index] = b
 	a.order = append(a.order, b)
 	switch cb.Type {
+	case "thinking", "redacted_thinking":
+		b.pos = len(a.reasoning)
+		r := driver.Reasoning{Format: driver.ReasoningAnthropic, Text: cb.Thinking, Signature: cb.Signature, Before: len(a.calls)}
+		if cb.Type == "redacted_thinking" {
+			r = driver.Reasoning{Format: driver.ReasoningAnthropic, Redacted: true, Data: cb.Data, Before: len(a.calls)}
+		}
+		a.reasoning = append(a.reasoning, r)
+		if r.Text != "" {
+			emit(driver.Event{Type: driver.EventReasoningDelta, Delta: r.Text})
+		}
 	case "text":
 		if cb.Text != "" {
 			a.text.WriteString(cb.Text)
@@ -173,6 +196,7 @@ func (a *Accumulator) Response() (*driver.Response, error) {
 		ID:                 a.id,
 		Model:              a.model,
 		Text:               a.text.String(),
+		Reasoning:          a.reasoning,
 		ToolCalls:          a.calls,
 		ServerToolCalls:    a.server,
 		StopReason:         stopReason(a.stop),
