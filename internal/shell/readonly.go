@@ -7,14 +7,16 @@ import (
 )
 
 // ReadOnlyCommand reports whether a command line plainly only reads: it
-// parses, every simple command in it (see [SimpleCommands]) is read-only by
-// [ReadOnlyArgv], no redirection opens a file for writing (only /dev/null,
-// and duplications such as 2>&1, are allowed), no assignment changes a
-// variable that changes what programs do (PATH, GIT_*, LD_PRELOAD...), and
-// there is no coprocess. Such lines are low risk; everything else is high.
+// parses; every simple command in it is read-only by [ReadOnlyArgv] (or is a
+// builtin that only acts on the shell); no redirection opens a file for
+// writing (only /dev/null, and duplications such as 2>&1, are allowed);
+// every variable it assigns — by NAME=value, declare and its kin, read,
+// getopts, printf -v, for and select, ${NAME:=value}, arithmetic, unset —
+// is one a read-only line may assign (see assignable); and there is no
+// coprocess. Such lines are low risk; everything else is high.
 //
-// extraLowRisk adds entries to the built-in list (from configuration): each
-// is a command and optionally its first arguments ("jq", "npm ls", "cargo
+// extraLowRisk adds entries to the allowlist (from configuration): each is
+// a command and optionally its first arguments ("jq", "npm ls", "cargo
 // tree"); a command whose words start with an entry's words is read-only.
 func ReadOnlyCommand(line string, extraLowRisk []string) bool {
 	f, err := Parse(line)
@@ -23,51 +25,107 @@ func ReadOnlyCommand(line string, extraLowRisk []string) bool {
 	}
 	ok := len(f.Stmts) > 0
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if !ok {
-			return false
-		}
-		switch n := n.(type) {
-		case *syntax.Redirect:
-			ok = safeRedirect(n)
-		case *syntax.Assign:
-			ok = n.Name == nil || safeAssign(n.Name.Value)
-		case *syntax.ParamExp:
-			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
-				ok = n.Param != nil && safeAssign(n.Param.Value)
-			}
-		case *syntax.CoprocClause:
-			ok = false
-		case *syntax.CallExpr:
-			if len(n.Args) > 0 {
-				ok = readOnlyCall(n.Args, extraLowRisk)
-			}
-		}
+		ok = ok && readOnlyNode(n, extraLowRisk)
 		return ok
 	})
 	return ok
 }
 
+// readOnlyNode judges one node of a parsed line; the walk visits its
+// children afterwards.
+func readOnlyNode(n syntax.Node, extra []string) bool {
+	switch n := n.(type) {
+	case *syntax.Redirect:
+		return safeRedirect(n)
+	case *syntax.Assign:
+		return n.Name == nil || assignable(n.Name.Value)
+	case *syntax.DeclClause:
+		return safeDecl(n)
+	case *syntax.WordIter: // for NAME in, select NAME in
+		return assignable(n.Name.Value)
+	case *syntax.ParamExp:
+		if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
+			return !n.Excl && n.Param != nil && assignable(n.Param.Value)
+		}
+	case *syntax.BinaryArithm:
+		if s := n.Op.String(); strings.HasSuffix(s, "=") && s != "==" && s != "!=" && s != "<=" && s != ">=" {
+			return arithmName(n.X)
+		}
+	case *syntax.UnaryArithm:
+		if n.Op == syntax.Inc || n.Op == syntax.Dec {
+			return arithmName(n.X)
+		}
+	case *syntax.CoprocClause:
+		return false
+	case *syntax.CallExpr:
+		if len(n.Args) > 0 {
+			return readOnlyCall(n.Args, extra)
+		}
+	}
+	return true
+}
+
+// arithmName reports whether an arithmetic assignment's target is a plain
+// name a read-only line may assign.
+func arithmName(x syntax.ArithmExpr) bool {
+	w, ok := x.(*syntax.Word)
+	return ok && assignable(w.Lit())
+}
+
+// safeDecl accepts declare, local, export, readonly and typeset with
+// options that only set attributes of the names, which the walk checks as
+// assignments. -n (a name reference: assigning x then assigns the name x
+// refers to) and non-literal words are not accepted.
+func safeDecl(d *syntax.DeclClause) bool {
+	switch d.Variant.Value {
+	case "declare", "local", "export", "readonly", "typeset":
+	default:
+		return false
+	}
+	for _, a := range d.Args {
+		if a.Name != nil {
+			continue
+		}
+		opt, ok := Literal(a.Value)
+		if !ok || len(opt) < 2 || (opt[0] != '-' && opt[0] != '+') || strings.Trim(opt[1:], "aArxgpfFlu") != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // readOnlyCall classifies one simple command. Its name must be literal; so
-// must its arguments, unless the command reads whatever it is given.
+// must its arguments, unless no argument could make it write or run
+// something (pure programs, echo, test...).
 func readOnlyCall(args []*syntax.Word, extra []string) bool {
 	words, literal := Words(args)
 	if _, ok := Literal(args[0]); !ok {
 		return false
 	}
-	if !literal && !anyArgs[words[0]] {
+	if !literal && !pureBuiltins[words[0]] && !programs[words[0]].pure {
 		return false
+	}
+	if words[0] == "printf" && len(args) > 1 {
+		if _, ok := Literal(args[1]); !ok {
+			return false // it could expand to -v NAME
+		}
 	}
 	return ReadOnlyArgv(words, extra)
 }
 
 // ReadOnlyArgv reports whether one command, as it is about to run, plainly
-// only reads: its name is a bare name in the built-in read-only list (ls,
-// cat, head, tail, wc, grep, rg, find, git status/log/diff/show/branch
-// --list, go version/env/list, and more) and none of its arguments is one
-// that makes it write or run something else (find -delete/-exec, rg --pre,
-// sort -o, git -c, go env -w...), or its words start with an entry of
-// extraLowRisk. A path (./ls, /bin/ls) is never read-only: it may be a
+// only reads. The classifier is an allowlist: the command's name must be a
+// bare name of a program it knows (ls, cat, grep, rg, fd, find, sort, git,
+// go...) or a builtin that acts only on the shell, its subcommand (git
+// status, go list...) must be a reading one, and every option must be one
+// known to keep it read-only — parsed as the program parses it, so that an
+// abbreviation (sort --outp) is the option it selects, an attached value
+// (-Ocmd) is a value, and --no-get cancels --get. Anything unknown is not
+// read-only. A path (./ls, /bin/ls) is never read-only: it may be a
 // program of the workspace's.
+//
+// Entries of extraLowRisk are trusted as they are: argv is read-only when
+// its words start with an entry's words.
 func ReadOnlyArgv(argv []string, extraLowRisk []string) bool {
 	if len(argv) == 0 || strings.ContainsAny(argv[0], "/=") {
 		return false
@@ -77,10 +135,13 @@ func ReadOnlyArgv(argv []string, extraLowRisk []string) bool {
 			return true
 		}
 	}
-	if anyArgs[argv[0]] {
-		return true
+	if check, ok := readOnlyBuiltins[argv[0]]; ok {
+		return check(argv[1:])
 	}
-	check, ok := readOnlyChecks[argv[0]]
+	if p, ok := programs[argv[0]]; ok {
+		return p.readOnly(argv[1:])
+	}
+	check, ok := specialPrograms[argv[0]]
 	return ok && check(argv[1:])
 }
 
@@ -96,224 +157,127 @@ func hasPrefixWords(argv, prefix []string) bool {
 	return true
 }
 
-// anyArgs are read-only whatever their arguments.
-var anyArgs = setOf(
-	// shell builtins that only touch the shell's own state
-	":", "true", "false", "echo", "printf", "pwd", "cd", "pushd", "popd", "dirs", "test", "[",
-	"type", "hash", "shift", "unset", "getopts", "read", "wait", "return", "exit", "break", "continue", "help", "set", "shopt",
-	// programs that read and print
-	"ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "basename", "dirname", "realpath", "readlink",
-	"stat", "du", "df", "diff", "cmp", "comm", "cut", "tr", "nl", "tac", "rev", "od", "hexdump", "strings",
-	"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum",
-	"jq", "column", "fold", "fmt", "paste", "expand", "unexpand", "join", "seq",
-	"whoami", "id", "groups", "uname", "arch", "printenv", "which", "sleep", "nproc", "locale", "uptime", "free", "ps", "tty",
-)
-
-// readOnlyChecks are read-only unless an argument makes them write or run
-// something.
-var readOnlyChecks = map[string]func(args []string) bool{
-	"find":     without("-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"),
-	"fd":       withoutFlags("xX", "--exec", "--exec-batch"),
-	"fdfind":   withoutFlags("xX", "--exec", "--exec-batch"),
-	"rg":       without("--pre", "--hostname-bin"),
-	"sort":     withoutFlags("o", "--output", "--compress-program"),
-	"tree":     withoutFlags("oR"),
-	"file":     withoutFlags("C", "--compile"),
-	"uniq":     maxOperands(1, "-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"),
-	"hostname": func(args []string) bool { return maxOperands(0)(args) && without("-F", "--file")(args) },
-	"date":     dateReadOnly,
-	"env":      func(args []string) bool { return len(args) == 0 },
-	"command":  func(args []string) bool { return len(args) > 0 && (args[0] == "-v" || args[0] == "-V") },
-	"git":      gitReadOnly,
-	"go":       goReadOnly,
+// specialPrograms are the programs whose arguments are not plain options
+// and operands.
+var specialPrograms = map[string]func([]string) bool{
+	"git":  gitReadOnly,
+	"go":   goReadOnly,
+	"find": findReadOnly,
+	"env":  func(args []string) bool { return len(args) == 0 },
 }
 
-// without refuses the given options, alone or with "=value".
-func without(opts ...string) func([]string) bool {
-	return func(args []string) bool {
-		for _, a := range args {
-			name, _, _ := strings.Cut(a, "=")
-			if contains(opts, name) {
-				return false
-			}
-		}
-		return true
-	}
+// pureBuiltins are the builtins no argument of which can make them write,
+// run something or assign a variable.
+var pureBuiltins = setOf(":", "true", "false", "echo", "test", "[", "pwd")
+
+var anyArgs = func([]string) bool { return true }
+
+// readOnlyBuiltins are the shell builtins that act only on the shell's own
+// state. Those that assign variables accept only names a read-only line may
+// assign.
+var readOnlyBuiltins = map[string]func(args []string) bool{
+	":": anyArgs, "true": anyArgs, "false": anyArgs, "echo": anyArgs, "test": anyArgs, "[": anyArgs,
+	"pwd": anyArgs, "cd": anyArgs, "pushd": anyArgs, "popd": anyArgs, "dirs": anyArgs, "shift": anyArgs,
+	"wait": anyArgs, "return": anyArgs, "exit": anyArgs, "break": anyArgs, "continue": anyArgs,
+	"help": anyArgs, "set": anyArgs, "shopt": anyArgs, "type": anyArgs,
+	"hash":    func(args []string) bool { return len(args) == 0 },
+	"command": func(args []string) bool { return len(args) > 0 && (args[0] == "-v" || args[0] == "-V") },
+	"printf": func(args []string) bool {
+		return len(args) == 0 || args[0] != "-v" || (len(args) > 1 && assignable(args[1]))
+	},
+	"unset":   func(args []string) bool { return allAssignable(args, "-v") },
+	"getopts": func(args []string) bool { return len(args) >= 2 && assignable(args[1]) },
+	"read":    readReadOnly,
 }
 
-// withoutFlags refuses the long options given, and any short-option cluster
-// (-xyz) containing one of the letters in short.
-func withoutFlags(short string, long ...string) func([]string) bool {
-	return func(args []string) bool {
-		for _, a := range args {
-			if strings.HasPrefix(a, "--") {
-				name, _, _ := strings.Cut(a, "=")
-				if contains(long, name) {
-					return false
-				}
-				continue
-			}
-			if strings.HasPrefix(a, "-") && strings.ContainsAny(a[1:], short) {
-				return false
-			}
-		}
-		return true
-	}
+// readReadOnly accepts read when every name it assigns may be assigned;
+// with no name it assigns REPLY.
+func readReadOnly(args []string) bool {
+	p, ok := opts(exactStyle, "r s a e p= d= n= N= t= i= u=", "").stopping().parse(args)
+	return ok && allAssignable(p.operands)
 }
 
-// maxOperands refuses more than n operands (non-option arguments); the
-// options in valueOpts take the next argument as their value.
-func maxOperands(n int, valueOpts ...string) func([]string) bool {
-	return func(args []string) bool {
-		operands := 0
-		for i := 0; i < len(args); i++ {
-			switch a := args[i]; {
-			case contains(valueOpts, a):
-				i++
-			case !strings.HasPrefix(a, "-") || a == "-":
-				operands++
-			}
-		}
-		return operands <= n
-	}
-}
-
-// dateReadOnly refuses date -s and a MMDDhhmm operand (both set the clock).
-func dateReadOnly(args []string) bool {
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+func allAssignable(names []string, skip ...string) bool {
+	for _, n := range names {
+		if !contains(skip, n) && !assignable(n) {
 			return false
-		}
-	}
-	return withoutFlags("s", "--set")(args)
-}
-
-// gitReadOnly accepts the git subcommands that only read, with no global
-// option that could make git run something (-c, --exec-path, --git-dir...).
-func gitReadOnly(args []string) bool {
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "-C":
-			i++
-		case contains(gitSafeGlobals, a):
-		case strings.HasPrefix(a, "-"):
-			return false
-		default:
-			check, ok := gitSubcommands[a]
-			return ok && check(args[i+1:])
-		}
-	}
-	return false
-}
-
-var gitSafeGlobals = []string{"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects"}
-
-var (
-	anything     = func([]string) bool { return true }
-	noDiffOutput = without("--output", "--ext-diff")
-)
-
-var gitSubcommands = map[string]func([]string) bool{
-	"status": anything, "log": noDiffOutput, "show": noDiffOutput, "diff": noDiffOutput,
-	"shortlog": noDiffOutput, "whatchanged": noDiffOutput, "blame": anything, "annotate": anything,
-	"rev-parse": anything, "ls-files": anything, "ls-tree": anything, "cat-file": anything,
-	"show-ref": anything, "describe": anything, "rev-list": anything, "merge-base": anything,
-	"name-rev": anything, "for-each-ref": anything, "count-objects": anything, "version": anything,
-	"check-ignore": anything, "check-attr": anything,
-	"grep":     without("-O", "--open-files-in-pager"),
-	"branch":   gitBranchReadOnly,
-	"tag":      gitTagReadOnly,
-	"remote":   func(a []string) bool { return len(a) == 0 || a[0] == "-v" || a[0] == "--verbose" || a[0] == "get-url" },
-	"stash":    func(a []string) bool { return len(a) > 0 && (a[0] == "list" || a[0] == "show") },
-	"reflog":   func(a []string) bool { return len(a) == 0 || a[0] == "show" || strings.HasPrefix(a[0], "-") },
-	"worktree": func(a []string) bool { return len(a) > 0 && a[0] == "list" },
-	"config":   gitConfigReadOnly,
-}
-
-// gitBranchReadOnly accepts listing: no operands unless --list is given, and
-// no option that creates, deletes, moves, copies or sets anything.
-func gitBranchReadOnly(args []string) bool {
-	list := false
-	for _, a := range args {
-		switch {
-		case a == "--list" || a == "-l":
-			list = true
-		case a == "-a" || a == "--all" || a == "-r" || a == "--remotes" || a == "-v" || a == "-vv" ||
-			a == "--verbose" || a == "--show-current" || a == "--color" || a == "--no-color" ||
-			a == "--column" || a == "--no-column" || a == "-i" || a == "--ignore-case" ||
-			strings.HasPrefix(a, "--sort=") || strings.HasPrefix(a, "--format=") ||
-			strings.HasPrefix(a, "--contains") || strings.HasPrefix(a, "--no-contains") ||
-			strings.HasPrefix(a, "--merged") || strings.HasPrefix(a, "--no-merged") ||
-			strings.HasPrefix(a, "--points-at") || strings.HasPrefix(a, "--abbrev"):
-		case strings.HasPrefix(a, "-"):
-			return false
-		default:
-			if !list {
-				return false
-			}
 		}
 	}
 	return true
 }
 
-// gitTagReadOnly accepts `git tag` alone and `git tag -l/--list [pattern]`.
-func gitTagReadOnly(args []string) bool {
-	if len(args) == 0 {
-		return true
-	}
-	list := false
-	for _, a := range args {
-		switch {
-		case a == "-l" || a == "--list":
-			list = true
-		case a == "-d" || a == "--delete" || a == "-a" || a == "--annotate" || a == "-s" || a == "--sign" ||
-			a == "-u" || a == "--local-user" || a == "-m" || a == "--message" || a == "-F" || a == "--file" ||
-			a == "-f" || a == "--force" || a == "-e" || a == "--edit" || a == "-v" || a == "--verify":
-			return false
-		}
-	}
-	return list
-}
-
-// gitConfigReadOnly accepts the reading forms of git config.
-func gitConfigReadOnly(args []string) bool {
-	if len(args) > 0 && (args[0] == "get" || args[0] == "list") {
-		return true
-	}
-	read := false
-	for _, a := range args {
-		switch a {
-		case "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l":
-			read = true
-		case "--add", "--unset", "--unset-all", "--replace-all", "--rename-section", "--remove-section", "-e", "--edit":
-			return false
-		}
-	}
-	return read
-}
-
-// goReadOnly accepts go version, go env (not -w/-u), go list (not
-// -toolexec, -mod=mod), go doc and go help.
-func goReadOnly(args []string) bool {
-	if len(args) == 0 {
+// assignable reports whether a read-only line may assign the variable
+// name. An allowlist: names in lower case (or starting with a lower-case
+// letter), which by convention only the shell reads, except the *_proxy
+// variables programs do read; a few upper-case names that only change how
+// output looks (LANG, LC_*, TZ, NO_COLOR, COLUMNS...); and the shell's own
+// REPLY, OPTARG and OPTIND. Never PATH, IFS, HOME, CDPATH or any other name
+// of [UnsafeEnv].
+func assignable(name string) bool {
+	if !validName(name) || UnsafeEnv(name) {
 		return false
 	}
-	rest := args[1:]
-	switch args[0] {
-	case "version", "doc", "help":
-		return true
-	case "env":
-		return without("-w", "-u")(rest)
-	case "list":
-		for _, a := range rest {
-			if strings.HasPrefix(a, "-toolexec") || strings.HasPrefix(a, "--toolexec") || a == "-mod=mod" || a == "-modfile" || strings.HasPrefix(a, "-modfile=") || strings.HasPrefix(a, "-exec") {
-				return false
-			}
-		}
+	if contains(harmlessVars, name) || strings.HasPrefix(name, "LC_") {
 		return true
 	}
-	return false
+	if strings.ToLower(name) == name {
+		return !strings.HasSuffix(name, "_proxy")
+	}
+	return name[0] >= 'a' && name[0] <= 'z'
 }
+
+var harmlessVars = []string{"LANG", "LANGUAGE", "TZ", "NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR",
+	"COLUMNS", "LINES", "TERM", "COLORTERM", "GREP_COLORS", "REPLY", "OPTARG", "OPTIND"}
+
+// findReadOnly accepts find's -H/-L/-P/-D/-O options, its starting points,
+// and an expression made only of tests, options and printing actions:
+// nothing that deletes (-delete), runs (-exec, -execdir, -ok, -okdir) or
+// writes a file (-fprint, -fprint0, -fprintf, -fls). find spells its
+// primaries in full.
+func findReadOnly(args []string) bool {
+	i := 0
+	for ; i < len(args); i++ {
+		if a := args[i]; a == "-D" {
+			i++
+		} else if a != "-H" && a != "-L" && a != "-P" && (!strings.HasPrefix(a, "-O") || len(a) == 2) {
+			break
+		}
+	}
+	for i < len(args) && !strings.HasPrefix(args[i], "-") && !contains([]string{"(", ")", "!", ","}, args[i]) {
+		i++ // a starting point
+	}
+	for ; i < len(args); i++ {
+		a := args[i]
+		n, ok := findPrimaries[a]
+		if !ok && strings.HasPrefix(a, "-newer") && len(a) == len("-newerXY") &&
+			strings.ContainsRune("aBcm", rune(a[6])) && strings.ContainsRune("aBcmt", rune(a[7])) {
+			n, ok = 1, true // -newerXY REF
+		}
+		if !ok || i+n >= len(args) {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+// findPrimaries are find's read-only primaries and operators, with the
+// number of arguments each takes.
+var findPrimaries = func() map[string]int {
+	m := map[string]int{}
+	for _, p := range strings.Fields("-depth -d -follow -ignore_readdir_race -mount -noignore_readdir_race " +
+		"-noleaf -xdev -daystart -warn -nowarn -help --help -version --version -empty -executable -false " +
+		"-true -nogroup -nouser -readable -writable -print -print0 -ls -prune -quit -not -a -and -o -or ! ( ) ,") {
+		m[p] = 0
+	}
+	for _, p := range strings.Fields("-maxdepth -mindepth -regextype -amin -anewer -atime -cmin -cnewer " +
+		"-ctime -fstype -gid -group -ilname -iname -inum -ipath -iregex -iwholename -links -lname -mmin " +
+		"-mtime -name -newer -path -perm -regex -samefile -size -type -uid -used -user -wholename -xtype " +
+		"-context -printf -files0-from") {
+		m[p] = 1
+	}
+	return m
+}()
 
 // safeRedirect reports whether a redirection only reads, duplicates a
 // descriptor, or writes to /dev/null.
@@ -330,23 +294,6 @@ func safeRedirect(r *syntax.Redirect) bool {
 	}
 	return false
 }
-
-// safeAssign reports whether assigning name keeps a line read-only: names
-// that change what programs do are refused, and of the upper-case names
-// (which programs read from the environment) only a few plainly harmless
-// ones are allowed.
-func safeAssign(name string) bool {
-	if name == "PATH" || UnsafeEnv(name) {
-		return false
-	}
-	if strings.ToUpper(name) != name {
-		return true // shell-local style; no program reads it
-	}
-	return strings.HasPrefix(name, "LC_") || contains(harmlessEnv, name)
-}
-
-var harmlessEnv = []string{"LANG", "LANGUAGE", "TZ", "NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR",
-	"COLUMNS", "LINES", "TERM", "COLORTERM", "GREP_COLORS"}
 
 func isDigits(s string) bool {
 	if s == "" {

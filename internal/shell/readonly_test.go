@@ -15,7 +15,7 @@ func TestReadOnlyCommand(t *testing.T) {
 		{"find . -name '*.go' -type f", true},
 		{"git status", true},
 		{"git --no-pager log --oneline -5", true},
-		{"git -C sub diff --stat", true},
+		{"git -C sub diff --stat", false}, // -C may name an embedded bare repository
 		{"git branch --list 'feat/*'", true},
 		{"git branch -a", true},
 		{"go version && go env GOPATH && go list ./...", true},
@@ -88,6 +88,7 @@ func TestReadOnlyCommand(t *testing.T) {
 		{"echo 'unterminated", false},
 		{"", false},
 	}
+	tests = append(tests, redTeamReadOnly...)
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {
 			if got := ReadOnlyCommand(tt.line, nil); got != tt.want {
@@ -95,6 +96,136 @@ func TestReadOnlyCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// redTeamReadOnly are the lines of the red-team report (issue 18, items 1
+// and 2) that were called read-only and were not, and their neighbours:
+// other spellings, abbreviations, attached values, negations.
+var redTeamReadOnly = []struct {
+	line string
+	want bool
+}{
+	// git grep runs its "pager" through a shell.
+	{`git grep "-Otouch /tmp/x;" needle`, false},
+	{"git grep -Orm needle", false},
+	{"git grep -O needle", false},
+	{"git grep -nO needle", false},
+	{"git grep --open-files-in-pager=rm needle", false},
+	{"git grep --open=rm needle", false},
+	{"git grep --open-files needle", false},
+	{"git grep --textconv needle", false},
+	{"git grep -n needle", true},
+	{"git grep --line-n needle", true}, // a unique prefix of --line-number
+	{"git grep -e -Orm", true},         // -e takes -Orm as its pattern, as git does
+	// --no-get cancels --get: the line sets the key.
+	{"git config --get --no-get core.fsmonitor CMD", false},
+	{"git config --get --no-g core.fsmonitor CMD", false},
+	{"git config core.fsmonitor --get", false}, // options end at the first operand: sets the key to --get
+	{"git config core.fsmonitor CMD", false},
+	{"git config --get-all --get core.pager", false},
+	{"git config --unset core.pager", false},
+	{"git config --get core.pager", true},
+	{"git config --get-reg core", true},
+	{"git config -l", true},
+	{"git config user.name", true},
+	// git remote's subcommands write.
+	{"git remote -v add evil https://example.invalid/x", false},
+	{"git remote --verbose set-url evil file:///tmp", false},
+	{"git remote --verb rename a b", false},
+	{"git remote", true},
+	{"git remote -v", true},
+	{"git remote get-url origin", true},
+	// diff output options write files.
+	{"git reflog -p --output=F", false},
+	{"git reflog show -p --output F", false},
+	{"git reflog expire --all", false},
+	{"git reflog delete HEAD@{0}", false},
+	{"git stash show -p --output=F", false},
+	{"git stash list -p --output=F", false},
+	{"git stash", false},
+	{"git stash -p", false},
+	{"git log --outpu=F", false},
+	{"git diff --ext-diff", false},
+	{"git log --show-signature", false},
+	{"git show --textconv HEAD", false},
+	{"git reflog -p", true},
+	{"git stash list", true},
+	{"git stash show -p", true},
+	// GNU getopt_long abbreviations select the option they abbreviate.
+	{"sort --outp=F in", false},
+	{"sort --o=F in", false},
+	{"sort -S 100k --compress-prog=sh cmds", false},
+	{"sort --compress=sh in", false},
+	{"sort -T /tmp in", false},
+	{"sort -uoF in", false},
+	{"sort --rev in", true},
+	{"file --comp", false},
+	{"file -C -m magic", false},
+	{"file -z f", false},
+	{"file --brief f", true},
+	{"hostname --fil=/nonexistent", false},
+	{"hostname -F f", false},
+	{"hostname name", false},
+	{"hostname -f", true},
+	{"date --se=x", false},
+	{"date --s=x", false},
+	{"date -s x", false},
+	{"date +%s -s x", false},
+	{"date -u +%s", true},
+	{"uniq in -c", false}, // under POSIXLY_CORRECT -c would be the output file
+	// global git options.
+	{"git -C dir status", false},
+	{"git -c core.pager=sh log", false},
+	{"git --exec-path=/tmp status", false},
+	{"git --git-dir=evil status", false},
+	{"git --work-tree=.. status", false},
+	{"git --config-env=core.pager=X log", false},
+	{"git -p log", false},
+	{"git --paginate log", false},
+	{"git --bare status", false},
+	{"git --namespace=x log", false},
+	{"git --no-pager status", true},
+	{"git --version", true},
+	{"git help log", false}, // runs man and a pager
+	// PATH hijack and the other variables a builtin can assign.
+	{"read PATH <<< dir; cat f", false},
+	{"read -r IFS <<< x; ls", false},
+	{"read x PATH <<< 'a b'; ls", false},
+	{"read; echo $REPLY", true},
+	{"read -r line <<< x; echo $line", true},
+	{"getopts ab PATH", false},
+	{"getopts ab opt", true},
+	{"printf -v PATH %s dir; cat f", false},
+	{"printf -v x %s dir; echo $x", true},
+	{"a=-v; printf $a PATH dir", false},
+	{"mapfile PATH < f", false},
+	{"readarray -t lines < f", false},
+	{"declare PATH=dir; cat f", false},
+	{"declare -n ref=PATH; ref=dir; cat f", false},
+	{"export BASH_ENV=x; ls", false},
+	{"local ENV=x", false},
+	{"typeset CDPATH=x; cd a", false},
+	{"let PATH=1", false},
+	{"(( IFS = 1 )); ls", false},
+	{"echo $(( LD_PRELOAD = 1 ))", false},
+	{"(( GIT_DIR++ )); git status", false},
+	{"for PATH in dir; do cat f; done", false},
+	{"select PATH in dir; do cat f; done", false},
+	{"echo ${PATH:=dir}; cat f", false},
+	{"echo ${PATH=dir}", false},
+	{"echo ${!x:=dir}", false},
+	{"unset PATH; cat f", false},
+	{"unset -v IFS", false},
+	{"http_proxy=x git status", false},
+	{"POSIXLY_CORRECT=1 uniq a -c", false},
+	{"declare -a arr=(a b); echo ${arr[0]}", true},
+	{"for f in a b; do echo $f; done", true},
+	{"(( i++ )); echo $i", true},
+	// non-literal words only for programs none of whose options write.
+	{"sort $opts in", false},
+	{"sort *", false},
+	{"git log $x", false},
+	{"cat $f *.go", true},
 }
 
 func TestReadOnlyExtraEntries(t *testing.T) {
@@ -127,6 +258,10 @@ func TestReadOnlyArgv(t *testing.T) {
 		{[]string{"./ls"}, false},
 		{[]string{"GIT_CONFIG_COUNT=1", "git", "status"}, false},
 		{[]string{"rm", "x"}, false},
+		{[]string{"git", "grep", "-Orm", "needle"}, false},
+		{[]string{"sort", "--outp=F"}, false},
+		{[]string{"sort", "--", "--output=F"}, true}, // an operand, as sort sees it
+		{[]string{"read", "PATH"}, false},
 		{nil, false},
 	}
 	for _, tt := range tests {
