@@ -63,7 +63,7 @@ var programs = map[string]program{
 			"group-directories-first hide= hide-control-chars human-readable hyperlink=? ignore= ignore-backups "+
 			"indicator-style= inode kibibytes literal no-group numeric-uid-gid quote-name quoting-style= recursive "+
 			"reverse show-control-chars si size sort= tabsize= time= time-style= width= zero"),
-	"cat": gnu("AETbenstuv", "number number-nonblank show-all show-ends show-nonprinting show-tabs squeeze-blank"),
+	"cat":  gnu("AETbenstuv", "number number-nonblank show-all show-ends show-nonprinting show-tabs squeeze-blank"),
 	"head": gnu("c:n:qvz"+digits, "bytes= lines= quiet silent verbose zero-terminated"),
 	"tail": gnu("Fc:fn:qs:vz"+digits, "bytes= follow=? lines= max-unchanged-stats= pid= quiet retry silent "+
 		"sleep-interval= verbose zero-terminated"),
