@@ -167,19 +167,21 @@ func (e *UnavailableError) Error() string {
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
-// ToolError maps an error of [Profile.Wrap] to the tool error a model sees.
+// ToolError maps the error of starting a process to the tool error a model
+// sees: SANDBOX_UNAVAILABLE for an [*UnavailableError], else
+// EXECUTION_FAILED.
 func ToolError(err error) error {
 	var ue *UnavailableError
 	if errors.As(err, &ue) {
 		return tool.Errorf(tool.CodeSandboxUnavailable, "%w", err)
 	}
-	return tool.Errorf(tool.CodeExecutionFailed, "sandbox: %w", err)
+	return tool.Errorf(tool.CodeExecutionFailed, "%w", err)
 }
 
 // Wrap rewrites cmd so that it starts under p: its program becomes the
 // launcher, the profile travels in its environment, and its SysProcAttr
 // gains the namespaces (fields already set, such as Setpgid, are kept).
-// cmd.Path must be the program's absolute path and cmd.Args its argv.
+// A relative cmd.Path is taken relative to cmd.Dir.
 // Under an unconfined profile Wrap changes nothing. Where the kernel cannot
 // enforce p, Wrap returns an [*UnavailableError] and cmd must not be run.
 func (p *Profile) Wrap(cmd *exec.Cmd) error {
@@ -188,6 +190,20 @@ func (p *Profile) Wrap(cmd *exec.Cmd) error {
 	}
 	if err := Check(); err != nil {
 		return err
+	}
+	if cmd.Err != nil {
+		return nil // the program was not found: Start reports it
+	}
+	if !filepath.IsAbs(cmd.Path) {
+		dir := cmd.Dir
+		if dir == "" {
+			wd, err := os.Getwd()
+			if err != nil {
+				return fmt.Errorf("sandbox: %w", err)
+			}
+			dir = wd
+		}
+		cmd.Path = filepath.Join(dir, cmd.Path)
 	}
 	return p.wrap(cmd)
 }

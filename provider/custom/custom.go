@@ -16,6 +16,7 @@ import (
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/provider"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -254,12 +255,16 @@ func (d *def) execute(ctx context.Context, tc tool.Context, args json.RawMessage
 		}
 		dir = filepath.Join(dir, d.Workdir)
 	}
-	out, err := Run(ctx, Process{Argv: argv, Dir: dir, Env: d.env, Timeout: d.timeout, Combined: true})
+	box, err := sandbox.For(ctx, tc, ws.Dir())
+	if err != nil {
+		return tool.Result{}, sandbox.ToolError(err)
+	}
+	out, err := Run(ctx, Process{Argv: argv, Dir: dir, Env: d.env, Timeout: d.timeout, Combined: true, Sandbox: box})
 	switch {
 	case ctx.Err() != nil:
 		return tool.Result{}, tool.Errorf(tool.CodeCancelled, "%s was cancelled; its process group was killed", d.Name)
 	case err != nil:
-		return tool.Result{}, tool.Errorf(tool.CodeExecutionFailed, "%v", err)
+		return tool.Result{}, sandbox.ToolError(err)
 	case out.TimedOut:
 		return tool.Result{}, tool.Errorf(tool.CodeTimeout, "%s did not finish within %s; its process group was killed. Output so far:\n%s",
 			d.Name, d.timeout, tailOf(Text(out.Stdout), 4096))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 // Process is a program to run without a shell. provider/script runs its
@@ -21,6 +22,9 @@ type Process struct {
 	Timeout time.Duration
 	// Combined sends standard error to the Stdout capture, interleaved.
 	Combined bool
+	// Sandbox confines the program (see package sandbox); a confined run
+	// gets a private TMPDIR, removed when it ends. nil runs it unconfined.
+	Sandbox *sandbox.Profile
 }
 
 // Outcome is how a process ended and what it wrote.
@@ -49,6 +53,16 @@ func Run(ctx context.Context, p Process) (Outcome, error) {
 	cmd.Dir, cmd.Env, cmd.Stdin = p.Dir, p.Env, p.Stdin
 	cmd.WaitDelay = waitDelay
 	ownGroup(cmd)
+	if p.Sandbox.Confined() {
+		box, remove, err := p.Sandbox.WithTempDir()
+		if err != nil {
+			return Outcome{}, err
+		}
+		defer remove()
+		if err := box.Wrap(cmd); err != nil {
+			return Outcome{}, err
+		}
+	}
 	stdout := shell.NewSpool(captureBudget, nil)
 	stderr := stdout
 	if !p.Combined {

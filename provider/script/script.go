@@ -18,6 +18,7 @@ import (
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/provider/custom"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -194,13 +195,17 @@ func (s *script) execute(ctx context.Context, tc tool.Context, args json.RawMess
 	if err != nil {
 		return tool.Result{}, err
 	}
+	box, err := sandbox.For(ctx, tc, ws.Dir())
+	if err != nil {
+		return tool.Result{}, sandbox.ToolError(err)
+	}
 	out, err := custom.Run(ctx, custom.Process{Argv: []string{s.path}, Dir: ws.Dir(), Env: s.env,
-		Stdin: strings.NewReader(string(args)), Timeout: s.timeout})
+		Stdin: strings.NewReader(string(args)), Timeout: s.timeout, Sandbox: box})
 	switch {
 	case ctx.Err() != nil:
 		return tool.Result{}, tool.Errorf(tool.CodeCancelled, "script %s was cancelled; its process group was killed", s.name)
 	case err != nil:
-		return tool.Result{}, tool.Errorf(tool.CodeExecutionFailed, "script %s: %v", s.name, err)
+		return tool.Result{}, sandbox.ToolError(fmt.Errorf("script %s: %w", s.name, err))
 	case out.TimedOut:
 		return tool.Result{}, tool.Errorf(tool.CodeTimeout, "script %s did not finish within %s; its process group was killed", s.name, s.timeout)
 	}
