@@ -7,10 +7,64 @@
 // exec_command, the workspace-relative path for file tools, "domain:HOST" for
 // web tools.
 //
-// Evaluation ([Policy.Decide]): deny rules, then ask rules, then allow rules;
-// the first list with a matching rule decides, whatever its specificity. Then
-// the per-tool map ([Config.Tools]), then the default — which low-risk calls
-// override to allow unless the default is deny.
+// # The order of decision
+//
+// A deny is final, and an ask beats an allow, wherever each is written.
+// [Policy.Decide] reads this table top to bottom; the first row that applies
+// decides:
+//
+//	row  when                                                   decision
+//	1    a deny rule matches (a bare one, or one whose
+//	     specifier matches any subject)                         deny
+//	2    [policy.tools] names the tool "deny"                   deny
+//	3    the write scope is read-only and the call may
+//	     change files                                           deny
+//	4    an ask rule matches                                    ask
+//	5    [policy.tools] names the tool "ask"                    ask
+//	6    allow rules cover the call (a bare one, or
+//	     specifier rules that together cover every subject)     allow
+//	7    [policy.tools] names the tool "allow"                  allow
+//	8    the call is low-risk and default is not "deny"         allow
+//	9    otherwise                                              default
+//	then a call that writes a protected path and came out
+//	     allow (or ask) is asked about, naming the path         ask
+//
+// A deny default stays a deny for a protected path: protection only ever
+// raises a decision. [Policy.Gate] and [Policy.Offer] read the same table
+// without arguments: a tool every call of which comes out deny (rows 1–3 for
+// every call, or row 9 with default = "deny" and no rule naming it) is
+// refused before its arguments are looked at and is not offered to models.
+//
+// # Paths
+//
+// Path rules match the file a tool will open, not the spelling a model
+// sent. [ResolveSubjects] gives each path twice: as written (relative to the
+// workspace, cleaned: ./.env, .git//config and src/../.git/config are .env and
+// .git/config) and as resolved through symbolic links inside the workspace
+// (src/envlink with src/envlink -> ../.env is .env). Deny and ask rules and
+// protected paths match if either does; allow rules must match both. The
+// resolution is the workspace's (workspace.Workspace.Resolve), the one its
+// writes follow too.
+//
+// # Protected paths
+//
+// Some files govern Quiver or run code later: the configuration in use
+// ([Config.ConfigFiles]; quiver.toml at the workspace root always, since the
+// next `quiver --root` would load it), .quiver/ (script tools), .git/hooks,
+// .git/config and .git/config.worktree, and the operator's list
+// ([Config.Protected], `protected = ["deploy/**"]` under [policy]). A call of
+// a tool that may change files (any tool not annotated read-only) with a
+// protected path among its subjects — apply_patch names every file it adds,
+// updates, deletes, moves from and moves to — is asked about even when a rule
+// allows it, as Claude Code does for its own settings; with no approver, or
+// one that says no, it is refused. A redirection of exec_command into a
+// protected path is refused unless a person approved the line. The sandbox
+// keeps the same list read-only for every process ([Policy.ProtectedPaths]).
+// On Linux names are matched exactly, as the kernel does; on macOS and
+// Windows, whose file systems ignore case by default, protected paths are
+// matched without case.
+//
+// # Commands
 //
 // Commands are parsed, not pattern-matched as text: every simple command of
 // a line (pipelines, &&, ;, subshells, $(...), backticks) must be allowed on
@@ -28,6 +82,30 @@
 // Write scopes bound what may change at all: read-only (no tool that writes
 // runs; exec_command only with low-risk lines), workspace-write (writes only
 // inside the workspace), unrestricted (absolute paths outside it allowed).
+//
+// # What the policy guarantees, and what it does not
+//
+// The policy decides from what a call says: its paths, resolved as they are
+// when it decides, and its command lines, parsed. It guarantees that a deny
+// rule refuses every call it matches under any spelling, that nothing is
+// allowed that no allow rule, tools entry or low-risk default allows, and
+// that writes to protected paths are seen by a person.
+//
+// The sandbox (package sandbox) guarantees what a started process can do,
+// whatever the policy believed: under workspace-write it writes only the
+// workspace (protected paths excepted), under read-only nothing, and it
+// reaches no network unless the operator allows it. The workspace's os.Root
+// guarantees that no file tool leaves the workspace.
+//
+// Neither guarantees meaning. A deny rule names programs and paths, not
+// effects: with only rm denied, `find . -delete`, `python3 -c ...` or a
+// Makefile delete as well. The check of a path and the open are not one
+// atomic step: a process racing the call can swap which file inside the
+// workspace a link names between the two (it cannot make the open leave the
+// workspace, which os.Root and the sandbox bound). A hard link is a file of
+// its own name: the policy sees the name, and writes replace it rather than
+// write through it. And a person who approves `make test` approves whatever
+// the Makefile says.
 //
 // Approval of "ask" decisions is the [Approver]'s job; stock approvers are in
 // package approve.

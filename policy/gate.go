@@ -24,14 +24,20 @@ var writeTools = []string{"write_file", "edit", "multi_edit", "apply_patch"}
 //   - in the read-only scope every command must be low-risk (classify) and
 //     nothing may be opened for writing.
 //
+// A file a command opens for writing (a redirection) is resolved through r
+// as a file tool's path is ([ResolveSubjects]): deny rules of the writing
+// tools bind it, and a protected path is refused unless a person approved
+// the line that writes it.
+//
 // classify reports whether a command is plainly read-only; nil refuses every
 // command the allow rules do not name in the read-only scope.
-func (p *Policy) CommandGate(toolName string, v Verdict, approved bool, classify func(argv []string) bool) tool.CommandGate {
-	return &commandGate{p: p, tool: toolName, strict: v.Decision == Allow && v.BySpecifier, approved: approved, classify: classify}
+func (p *Policy) CommandGate(r Resolver, toolName string, v Verdict, approved bool, classify func(argv []string) bool) tool.CommandGate {
+	return &commandGate{p: p, r: r, tool: toolName, strict: v.Decision == Allow && v.BySpecifier, approved: approved, classify: classify}
 }
 
 type commandGate struct {
 	p        *Policy
+	r        Resolver
 	tool     string
 	strict   bool
 	approved bool
@@ -72,12 +78,24 @@ func (g *commandGate) CheckWrite(_ context.Context, p string) error {
 	if g.p.scope == ReadOnly {
 		return tool.Errorf(tool.CodeToolNotAllowed, "writing %s refused: the write scope is read-only", p)
 	}
-	subject := []tool.Subject{{Kind: tool.SubjectPath, Value: p}}
+	subjects, err := ResolveSubjects(g.r, []tool.Subject{{Kind: tool.SubjectPath, Value: p}})
+	if err != nil {
+		return err
+	}
 	for _, r := range g.p.deny {
 		for _, w := range writeTools {
-			if r.matchesTool(w) && r.Spec != "" && r.matchesAny(subject, nil) {
+			if r.matchesTool(w) && r.Spec != "" && r.matchesAny(subjects, nil) {
 				return tool.Errorf(tool.CodeToolNotAllowed, "writing %s refused by policy rule deny: %s", p, r)
 			}
+		}
+	}
+	if g.approved {
+		return nil
+	}
+	for _, s := range subjects {
+		if e, ok := g.p.protects(s.Value); ok {
+			return tool.Errorf(tool.CodeToolNotAllowed, "writing %s refused: %s is a protected path, and nobody approved this command", p, e).
+				WithDetail("rule", "protected path "+e)
 		}
 	}
 	return nil

@@ -132,66 +132,6 @@ type Verdict struct {
 	BySpecifier bool
 }
 
-// Gate is the tool-level check, made before the arguments are looked at: a
-// tool named bare in deny, or one that writes under the read-only scope, is
-// refused with TOOL_NOT_ALLOWED.
-func (p *Policy) Gate(t *tool.Tool) error {
-	for _, r := range p.deny {
-		if r.Spec == "" && r.matchesTool(t.Name) {
-			return tool.Errorf(tool.CodeToolNotAllowed, "tool %q is denied by policy rule deny: %s", t.Name, r)
-		}
-	}
-	if p.scope == ReadOnly && !t.Annotations.ReadOnly && t.CallRisk == nil {
-		return tool.Errorf(tool.CodeToolNotAllowed, "tool %q changes files, and the write scope is read-only", t.Name)
-	}
-	return nil
-}
-
-// Visible reports whether a model should be offered t at all: false for
-// tools the gate always refuses.
-func (p *Policy) Visible(t *tool.Tool) bool { return p.Gate(t) == nil }
-
-// Decide is the call-level decision, made on validated arguments: subjects
-// are what the call acts on (paths relative to the workspace, commands,
-// URLs) and risk is the call's risk.
-func (p *Policy) Decide(t *tool.Tool, subjects []tool.Subject, risk tool.Risk) Verdict {
-	if v, ok := p.decideByRules(t.Name, subjects); ok {
-		if v.Decision != Deny && p.scope == ReadOnly && !t.Annotations.ReadOnly && risk != tool.RiskLow {
-			return Verdict{Decision: Deny, Rule: "write scope read-only (the call is not low-risk)"}
-		}
-		return v
-	}
-	if p.scope == ReadOnly && !t.Annotations.ReadOnly && risk != tool.RiskLow {
-		return Verdict{Decision: Deny, Rule: "write scope read-only (the call is not low-risk)"}
-	}
-	if d, ok := p.tools[t.Name]; ok {
-		return Verdict{Decision: d, Rule: "tools." + t.Name + " = " + string(d)}
-	}
-	if p.def != Deny && risk == tool.RiskLow {
-		return Verdict{Decision: Allow, Rule: "default for low-risk tools"}
-	}
-	return Verdict{Decision: p.def, Rule: "default = " + string(p.def)}
-}
-
-// decideByRules applies the deny, ask and allow lists in that order.
-func (p *Policy) decideByRules(name string, subjects []tool.Subject) (Verdict, bool) {
-	cmds := commandsOf(subjects)
-	for _, l := range []struct {
-		d     Decision
-		rules []Rule
-	}{{Deny, p.deny}, {Ask, p.ask}} {
-		for _, r := range l.rules {
-			if r.matchesTool(name) && r.matchesAny(subjects, cmds) {
-				return Verdict{Decision: l.d, Rule: string(l.d) + ": " + r.String()}, true
-			}
-		}
-	}
-	if r, bySpec, ok := p.allowedBy(name, subjects, cmds); ok {
-		return Verdict{Decision: Allow, Rule: "allow: " + r, BySpecifier: bySpec}, true
-	}
-	return Verdict{}, false
-}
-
 // allowedBy reports whether the allow list covers the call: a bare rule for
 // the tool, or specifier rules that together cover every subject (every
 // simple command of every command line).

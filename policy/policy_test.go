@@ -137,9 +137,9 @@ func TestCommandGate(t *testing.T) {
 	p, _ := New(Config{Allow: []string{"exec_command(git status)", "exec_command(ls *)"}, Ask: []string{"exec_command(git push *)"},
 		Deny: []string{"exec_command(rm *)", "write_file(.env)"}}, WorkspaceWrite)
 	ctx := context.Background()
-	strict := p.CommandGate("exec_command", Verdict{Decision: Allow, BySpecifier: true}, false, nil)
-	lenient := p.CommandGate("exec_command", Verdict{Decision: Allow}, false, nil)
-	approved := p.CommandGate("exec_command", Verdict{Decision: Ask}, true, nil)
+	strict := p.CommandGate(nil, "exec_command", Verdict{Decision: Allow, BySpecifier: true}, false, nil)
+	lenient := p.CommandGate(nil, "exec_command", Verdict{Decision: Allow}, false, nil)
+	approved := p.CommandGate(nil, "exec_command", Verdict{Decision: Ask}, true, nil)
 	cases := []struct {
 		name string
 		gate interface {
@@ -174,7 +174,7 @@ func TestCommandGate(t *testing.T) {
 		t.Errorf("a redirect into an ordinary file: %v", err)
 	}
 	ro, _ := New(Config{Default: Allow}, ReadOnly)
-	roGate := ro.CommandGate("exec_command", Verdict{Decision: Allow}, false, func(argv []string) bool { return argv[0] == "ls" })
+	roGate := ro.CommandGate(nil, "exec_command", Verdict{Decision: Allow}, false, func(argv []string) bool { return argv[0] == "ls" })
 	if roGate.CheckCommand(ctx, []string{"ls"}) != nil || roGate.CheckCommand(ctx, []string{"touch", "x"}) == nil || roGate.CheckWrite(ctx, "x") == nil {
 		t.Error("read-only gate: ls must run, touch and writes must not")
 	}

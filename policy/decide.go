@@ -1,0 +1,195 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/quiverkit/quiver/tool"
+)
+
+// hits is what one call matched: the input of the decision table.
+type hits struct {
+	deny, ask string // the first deny / ask rule a subject matches
+	allow     string // the allow rules that together cover the call
+	bySpec    bool   // allow came from specifier rules
+	protected string // the protected path a writing call touches
+}
+
+// verdict is the decision table of the package documentation, row by row:
+// a deny anywhere, then an ask anywhere, then an allow anywhere, then the
+// default; a call that writes a protected path and came out allowed is
+// asked about instead. Decide, Gate and Offer all read it, so that what a
+// tool is offered as and what its calls get cannot drift apart.
+func (p *Policy) verdict(t *tool.Tool, risk tool.Risk, h hits) Verdict {
+	byTools, named := p.tools[t.Name]
+	toolsRule := "tools." + t.Name + " = " + string(byTools)
+	var v Verdict
+	switch {
+	case h.deny != "":
+		return Verdict{Decision: Deny, Rule: "deny: " + h.deny}
+	case named && byTools == Deny:
+		return Verdict{Decision: Deny, Rule: toolsRule}
+	case p.scopeForbids(t, risk):
+		return Verdict{Decision: Deny, Rule: "write scope read-only (the call may change files)"}
+	case h.ask != "":
+		v = Verdict{Decision: Ask, Rule: "ask: " + h.ask}
+	case named && byTools == Ask:
+		v = Verdict{Decision: Ask, Rule: toolsRule}
+	case h.allow != "":
+		v = Verdict{Decision: Allow, Rule: "allow: " + h.allow, BySpecifier: h.bySpec}
+	case named && byTools == Allow:
+		v = Verdict{Decision: Allow, Rule: toolsRule}
+	case p.def != Deny && risk == tool.RiskLow:
+		v = Verdict{Decision: Allow, Rule: "default for low-risk tools"}
+	default:
+		v = Verdict{Decision: p.def, Rule: "default = " + string(p.def)}
+	}
+	if h.protected != "" && v.Decision != Deny {
+		return Verdict{Decision: Ask, Rule: "protected path " + h.protected + " (writing it always asks)"}
+	}
+	return v
+}
+
+// scopeForbids reports whether the write scope refuses a call: under
+// read-only, every call of a tool that may change files, unless the tool
+// rates its calls one by one and this one is low-risk.
+func (p *Policy) scopeForbids(t *tool.Tool, risk tool.Risk) bool {
+	return p.scope == ReadOnly && !t.Annotations.ReadOnly && (t.CallRisk == nil || risk != tool.RiskLow)
+}
+
+// Decide is the call-level decision, made on validated arguments: subjects
+// are what the call acts on (paths relative to the workspace, as
+// [ResolveSubjects] gives them: each path as written and as resolved;
+// commands; URLs) and risk is the call's risk.
+func (p *Policy) Decide(t *tool.Tool, subjects []tool.Subject, risk tool.Risk) Verdict {
+	return p.verdict(t, risk, p.match(t, subjects))
+}
+
+// match finds what the subjects hit. Deny and ask rules hit if any subject
+// (any spelling of a path, any simple command) matches; allow rules must
+// cover every subject.
+func (p *Policy) match(t *tool.Tool, subjects []tool.Subject) hits {
+	var h hits
+	cmds := commandsOf(subjects)
+	for _, l := range []struct {
+		hit   *string
+		rules []Rule
+	}{{&h.deny, p.deny}, {&h.ask, p.ask}} {
+		for _, r := range l.rules {
+			if r.matchesTool(t.Name) && r.matchesAny(subjects, cmds) {
+				*l.hit = r.String()
+				break
+			}
+		}
+	}
+	if r, bySpec, ok := p.allowedBy(t.Name, subjects, cmds); ok {
+		h.allow, h.bySpec = r, bySpec
+	}
+	if !t.Annotations.ReadOnly {
+		for _, s := range subjects {
+			if s.Kind != tool.SubjectPath {
+				continue
+			}
+			if e, ok := p.protects(cleanSubjectPath(s.Value)); ok {
+				h.protected = e
+				break
+			}
+		}
+	}
+	return h
+}
+
+// Offer is what the policy says about a tool before any call is seen.
+type Offer struct {
+	// Decision is what a call gets that no specifier rule matches, at the
+	// tool's own risk.
+	Decision Decision
+	// Rule is what makes Decision.
+	Rule string
+	// Some lists the other decisions some calls get: through specifier
+	// rules (edit(src/**)), or because the tool rates each call's risk
+	// (exec_command rates git status low). Sorted: allow, ask, deny.
+	Some []Decision
+}
+
+// Offered reports whether a model should be offered the tool: false when
+// every call would be refused.
+func (o Offer) Offered() bool { return o.Decision != Deny || len(o.Some) > 0 }
+
+// String is how `quiver tools` shows the offer: "allow", "deny",
+// "ask (some calls allowed)", "allow (some calls asked, some denied)".
+func (o Offer) String() string {
+	if len(o.Some) == 0 {
+		return string(o.Decision)
+	}
+	words := map[Decision]string{Allow: "allowed", Ask: "asked", Deny: "denied"}
+	var parts []string
+	for _, d := range o.Some {
+		parts = append(parts, "some "+words[d])
+	}
+	return string(o.Decision) + " (" + strings.Replace(strings.Join(parts, ", "), "some ", "some calls ", 1) + ")"
+}
+
+// Offer summarises the decisions t's calls can get. It runs the decision
+// table over every combination that could occur — each kind of specifier
+// rule naming the tool matching or not, and each risk the tool can rate a
+// call — without looking at any arguments. Writes to protected paths,
+// which always ask, are left out: they would mark every writing tool.
+func (p *Policy) Offer(t *tool.Tool) Offer {
+	// Each kind of rule offers its bare rule, which every call hits, or
+	// else "no hit" and, when a specifier rule names the tool, a hit.
+	var choices [3][]string
+	for i, rules := range [][]Rule{p.deny, p.ask, p.allow} {
+		choices[i] = []string{""}
+		for _, r := range rules {
+			if !r.matchesTool(t.Name) {
+				continue
+			}
+			if r.Spec == "" {
+				choices[i] = []string{r.String()}
+				break
+			}
+			if len(choices[i]) == 1 {
+				choices[i] = append(choices[i], r.String())
+			}
+		}
+	}
+	base := p.verdict(t, t.Risk, hits{deny: choices[0][0], ask: choices[1][0], allow: choices[2][0]})
+	o := Offer{Decision: base.Decision, Rule: base.Rule}
+	risks := []tool.Risk{t.Risk}
+	if t.CallRisk != nil {
+		risks = []tool.Risk{tool.RiskLow, tool.RiskHigh}
+	}
+	for _, risk := range risks {
+		for _, d := range choices[0] {
+			for _, a := range choices[1] {
+				for _, l := range choices[2] {
+					v := p.verdict(t, risk, hits{deny: d, ask: a, allow: l})
+					if v.Decision != o.Decision && !slices.Contains(o.Some, v.Decision) {
+						o.Some = append(o.Some, v.Decision)
+					}
+				}
+			}
+		}
+	}
+	order := map[Decision]int{Allow: 0, Ask: 1, Deny: 2}
+	slices.SortFunc(o.Some, func(a, b Decision) int { return order[a] - order[b] })
+	return o
+}
+
+// Gate is the tool-level check, made before the arguments are looked at: a
+// tool every call of which would be refused — named bare in deny, denied
+// in [Config.Tools], changing files under the read-only scope, or left to a
+// deny default by every rule — is refused with TOOL_NOT_ALLOWED.
+func (p *Policy) Gate(t *tool.Tool) error {
+	o := p.Offer(t)
+	if o.Offered() {
+		return nil
+	}
+	return tool.Errorf(tool.CodeToolNotAllowed, "tool %q is denied by policy: every call would be refused (%s)", t.Name, o.Rule).
+		WithDetail("rule", o.Rule)
+}
+
+// Visible reports whether a model should be offered t at all: false for
+// tools the gate always refuses.
+func (p *Policy) Visible(t *tool.Tool) bool { return p.Offer(t).Offered() }
