@@ -55,7 +55,11 @@ func (m *matcher) blockAnchor() []hit {
 			}
 			continue
 		}
-		hits = append(hits, m.lineHit(i, bestJ, reindent(m.new, m.blockPairs(i, bestJ), m.fileUnit)))
+		file := make([]string, bestJ-i+1)
+		for k := range file {
+			file[k] = lx.line(i + k)
+		}
+		hits = append(hits, m.lineHit(i, bestJ, m.rewrite(file, m.blockAlign(file))))
 		i = bestJ
 	}
 	if scored >= maxBlockCandidates {
@@ -87,19 +91,88 @@ func collapsedJoin(lines []string) string {
 	return b.String()
 }
 
-// blockPairs pairs the anchors with their file lines, and every line when the
-// block has as many lines as old_string.
-func (m *matcher) blockPairs(i, j int) []indentPair {
-	n := len(m.oldLines)
-	if j-i == n-1 {
-		pairs := make([]indentPair, n)
-		for k := range pairs {
-			pairs[k] = indentPair{model: m.oldLines[k], file: m.lx.line(i + k)}
+// blockAlign pairs old_string's lines with the lines of a block it matched:
+// in order when they are as many; otherwise lines equal but for whitespace
+// pair up, and between them the lines most alike (alignGap). Other old lines
+// pair with none (-1).
+func (m *matcher) blockAlign(file []string) []int {
+	if len(file) == len(m.oldLines) {
+		return identity(len(file))
+	}
+	a := make([]string, len(m.oldLines))
+	for k, l := range m.oldLines {
+		a[k] = collapse(l)
+	}
+	b := make([]string, len(file))
+	for k, l := range file {
+		b[k] = collapse(l)
+	}
+	fileOf := make([]int, len(a))
+	ia, ib := 0, 0
+	for _, h := range lineHunks(a, b) {
+		for ; ia < h.a0; ia, ib = ia+1, ib+1 {
+			fileOf[ia] = ib
 		}
-		return pairs
+		for k, j := range m.alignGap(a[h.a0:h.a1], b[h.b0:h.b1]) {
+			fileOf[h.a0+k] = -1
+			if j >= 0 {
+				fileOf[h.a0+k] = h.b0 + j
+			}
+		}
+		ia, ib = h.a1, h.b1
 	}
-	return []indentPair{
-		{model: m.oldLines[0], file: m.lx.line(i)},
-		{model: m.oldLines[n-1], file: m.lx.line(j)},
+	for ; ia < len(a); ia, ib = ia+1, ib+1 {
+		fileOf[ia] = ib
 	}
+	return fileOf
+}
+
+// Bounds of alignGap: lines less alike than minLineScore are not paired, and
+// a gap of more than maxGapCells line pairs is left unpaired.
+const (
+	minLineScore = 0.5
+	maxGapCells  = 4096
+)
+
+// alignGap pairs old lines a with file lines b, in order, so that the pairs
+// are as alike as can be: the drifted lines of a block-anchor match. It
+// returns the line of b paired with each line of a, or -1.
+func (m *matcher) alignGap(a, b []string) []int {
+	pair := make([]int, len(a))
+	for i := range pair {
+		pair[i] = -1
+	}
+	if len(a)*len(b) > maxGapCells {
+		return pair
+	}
+	// best[i*(n+1)+j] is the best total score of pairs within a[i:], b[j:].
+	n := len(b)
+	best := make([]float64, (len(a)+1)*(n+1))
+	score := make([]float64, len(a)*n)
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := n - 1; j >= 0; j-- {
+			s := m.score.similarity(a[i], b[j])
+			if s < minLineScore {
+				s = 0
+			}
+			score[i*n+j] = s
+			v := max(best[(i+1)*(n+1)+j], best[i*(n+1)+j+1])
+			if s > 0 {
+				v = max(v, best[(i+1)*(n+1)+j+1]+s)
+			}
+			best[i*(n+1)+j] = v
+		}
+	}
+	for i, j := 0, 0; i < len(a) && j < n; {
+		switch s := score[i*n+j]; {
+		case s > 0 && best[i*(n+1)+j] == best[(i+1)*(n+1)+j+1]+s:
+			pair[i] = j
+			i, j = i+1, j+1
+		case best[i*(n+1)+j] == best[(i+1)*(n+1)+j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return pair
 }

@@ -200,7 +200,13 @@ func lineEndAfter(text string, x int) int {
 // compareLines diffs one region: old and new are whole lines, the old ones
 // starting at line firstLine, offset firstOff.
 func compareLines(old, new string, firstLine, firstOff int) []block {
-	a, b := splitKeep(old), splitKeep(new)
+	return diffLines(splitKeep(old), splitKeep(new), firstLine, firstOff)
+}
+
+// diffLines diffs the lines a and b, a starting at line firstLine, offset
+// firstOff: equal first and last lines are set aside, and what is left is
+// compared by a longest common subsequence.
+func diffLines(a, b []string, firstLine, firstOff int) []block {
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
 		pre++
@@ -260,4 +266,21 @@ func lcsBlocks(a, b []string, line, off int) []block {
 		}
 	}
 	return blocks
+}
+
+// hunk is a run of lines a[a0:a1] that a diff replaces by b[b0:b1].
+type hunk struct{ a0, a1, b0, b1 int }
+
+// lineHunks diffs the lines a and b (compared whole, as given) and returns
+// where they differ, in order. The lines between hunks are equal.
+func lineHunks(a, b []string) []hunk {
+	var hs []hunk
+	ia, ib := 0, 0
+	for _, bl := range diffLines(a, b, 0, 0) {
+		ib += bl.oldLine - ia
+		h := hunk{a0: bl.oldLine, a1: bl.oldLine + len(bl.del), b0: ib, b1: ib + len(bl.ins)}
+		hs = append(hs, h)
+		ia, ib = h.a1, h.b1
+	}
+	return hs
 }

@@ -15,14 +15,22 @@
 //  3. [WhitespaceNormalized]: whole lines with the same indentation, runs of
 //     whitespace inside a line counted as one space; a one-line old_string
 //     may also match inside a line.
-//  4. [IndentationFlexible]: whole lines compared without their indentation;
-//     new_string is re-indented to the file's indentation (tabs for tabs).
+//  4. [IndentationFlexible]: whole lines compared without their indentation.
 //  5. [EscapeNormalized]: old_string and new_string with \n, \t, \", \\ and
 //     friends unescaped, matched exactly.
 //  6. [BlockAnchor]: three or more lines whose first and last lines match
 //     (trimmed; one of them at least with a letter or digit, so that "}"
 //     alone anchors nothing) and whose lines in between are at least
 //     [MinBlockScore] similar; a weaker block is refused, never applied.
+//
+// What a loose strategy writes is not new_string as typed: the model's drift
+// is in new_string too. A line of new_string that is an unchanged line of
+// old_string (by a line diff of the two) keeps the bytes of the file line
+// that old line matched; only the lines the model changed take its text,
+// re-indented line by line from the old lines nearest them, so that a
+// nested block sent flattened keeps its depths (rewrite.go). An edit whose
+// new_string differs from old_string only in whitespace the match ignored
+// would change nothing and is an [*UnchangedError].
 //
 // A strategy that finds one place wins. One that finds several is an
 // [*AmbiguousError] listing their line numbers — looser strategies are not

@@ -13,6 +13,17 @@ var ErrEmptyOld = fmt.Errorf("old_string is empty")
 // ErrNoChange is returned by [Find] when old_string equals new_string.
 var ErrNoChange = fmt.Errorf("old_string and new_string are identical; the edit would change nothing")
 
+// UnchangedError reports an edit that would change nothing: new_string
+// differs from old_string only in whitespace the strategy that found
+// old_string ignores, and such lines keep the file's text.
+type UnchangedError struct {
+	Strategy Strategy
+}
+
+func (e *UnchangedError) Error() string {
+	return fmt.Sprintf("new_string differs from old_string only in whitespace that the match ignored (%s), so the edit would change nothing; to change whitespace, copy old_string from the file exactly", e.Strategy)
+}
+
 // AmbiguousError reports an old_string found in more than one place by an
 // edit that asked for one.
 type AmbiguousError struct {

@@ -53,7 +53,8 @@ func checkErrorKind(t *testing.T, err error) {
 	var amb *AmbiguousError
 	var cnt *CountError
 	var nf *NotFoundError
-	if !errors.Is(err, ErrEmptyOld) && !errors.Is(err, ErrNoChange) &&
+	var un *UnchangedError
+	if !errors.Is(err, ErrEmptyOld) && !errors.Is(err, ErrNoChange) && !errors.As(err, &un) &&
 		!errors.As(err, &amb) && !errors.As(err, &cnt) && !errors.As(err, &nf) {
 		t.Fatalf("undocumented error %T: %v", err, err)
 	}

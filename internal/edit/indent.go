@@ -3,10 +3,12 @@ package edit
 import "strings"
 
 // A model that reads a tab-indented file often writes its old_string with
-// spaces, and nests its new_string with spaces too. Re-indenting turns the
-// model's indentation into the file's: a line indented like a line of
-// old_string gets the indentation of the file line it matched; any other line
-// gets the file's indentation at the same depth, counted in the model's
+// spaces, and nests its new_string with spaces too; or it sends a nested
+// block flattened, every line at one depth. Re-indenting turns the model's
+// indentation of a changed line into the file's, one line at a time: the line
+// takes the indentation of the file line matched by the old line nearest it
+// at the same depth, or, when no old line is at its depth, that of the
+// nearest old line in depth, moved by the difference counted in the model's
 // indent unit and written in the file's.
 
 // tabWidth is the columns a tab counts for when comparing depths.
@@ -27,47 +29,85 @@ func indentWidth(ind string) int {
 // indentPair is a line of old_string and the file line it matched.
 type indentPair struct{ model, file string }
 
-// reindent rewrites the indentation of text's lines from the model's
-// indentation to the file's, using the matched pairs, and the file's indent
-// unit when the pairs do not show one. fileUnit is called only then, and
-// returns "" when the file shows none either.
-func reindent(text string, pairs []indentPair, fileUnit func() string) string {
-	exact := map[string]string{}
-	var baseModel, baseFile string
-	baseSet := false
-	for _, p := range pairs {
-		if strings.TrimSpace(p.model) == "" {
+// reindenter re-indents the changed lines of one place.
+type reindenter struct {
+	pairs     []indentPair // by old line
+	ok        []bool       // pairs[k] is a matched, non-blank line
+	modelUnit int          // the model's indent step, in columns
+	unit      string       // the file's indent step, "" until needed
+	fileUnit  func() string
+	newText   []string
+	trimTail  bool // the model added trailing whitespace the file lacks
+}
+
+func newReindenter(old, file []string, fileOf []int, newLines []string, fileUnit func() string) *reindenter {
+	r := &reindenter{pairs: make([]indentPair, len(old)), ok: make([]bool, len(old)), fileUnit: fileUnit, newText: newLines}
+	var usable []indentPair
+	baseModel, baseFile := "", ""
+	for k, o := range old {
+		if fileOf[k] < 0 || strings.TrimSpace(o) == "" {
 			continue
 		}
-		mi, fi := indentOf(p.model), indentOf(p.file)
-		if _, ok := exact[mi]; !ok {
-			exact[mi] = fi
+		p := indentPair{model: o, file: file[fileOf[k]]}
+		r.pairs[k], r.ok[k] = p, true
+		if len(usable) == 0 || indentWidth(indentOf(o)) < indentWidth(baseModel) {
+			baseModel = indentOf(o)
 		}
-		if !baseSet || indentWidth(mi) < indentWidth(baseModel) {
-			baseModel, baseFile, baseSet = mi, fi, true
+		if len(usable) == 0 || indentWidth(indentOf(p.file)) < indentWidth(baseFile) {
+			baseFile = indentOf(p.file)
+		}
+		usable = append(usable, p)
+		if o != trimRight(o) && p.file == trimRight(p.file) {
+			r.trimTail = true
 		}
 	}
-	if !baseSet {
-		return text
+	r.modelUnit = modelIndentUnit(usable, newLines, baseModel)
+	r.unit = pairsFileUnit(usable, baseFile)
+	return r
+}
+
+// line re-indents the changed line l, which sits at s among the old lines.
+// A line with no matched old line to go by is written as typed.
+func (r *reindenter) line(l string, s span) string {
+	if r.trimTail {
+		l = trimRight(l)
 	}
-	lines := strings.Split(text, "\n")
-	modelUnit := modelIndentUnit(pairs, lines, baseModel)
-	unit := pairsFileUnit(pairs, baseFile)
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "" {
+	if strings.TrimSpace(l) == "" {
+		return l
+	}
+	ind := indentOf(l)
+	k := r.ref(indentWidth(ind), s)
+	if k < 0 {
+		return l
+	}
+	p := r.pairs[k]
+	delta := indentWidth(ind) - indentWidth(indentOf(p.model))
+	if delta == 0 {
+		return indentOf(p.file) + l[len(ind):]
+	}
+	if r.unit == "" {
+		r.unit = fallbackUnit(r.fileUnit(), r.newText, r.modelUnit)
+	}
+	return shiftIndent(indentOf(p.file), r.unit, delta, r.modelUnit) + l[len(ind):]
+}
+
+// ref returns the old line a changed line at depth w (columns) and position
+// s takes its indentation from: the one nearest in depth, then nearest in
+// position, then deepest in the file — so that a line inserted between an
+// if and its flattened body goes into the body. It returns -1 when no old
+// line matched a file line.
+func (r *reindenter) ref(w int, s span) int {
+	best, bestDepth, bestRank, bestFile := -1, 0, 0, 0
+	for k, p := range r.pairs {
+		if !r.ok[k] {
 			continue
 		}
-		ind := indentOf(l)
-		if fi, ok := exact[ind]; ok {
-			lines[i] = fi + l[len(ind):]
-			continue
+		depth, rank, file := abs(w-indentWidth(indentOf(p.model))), s.rank(k), indentWidth(indentOf(p.file))
+		if best < 0 || depth < bestDepth || depth == bestDepth && (rank < bestRank || rank == bestRank && file > bestFile) {
+			best, bestDepth, bestRank, bestFile = k, depth, rank, file
 		}
-		if unit == "" {
-			unit = fallbackUnit(fileUnit(), text, modelUnit)
-		}
-		lines[i] = shiftIndent(baseFile, unit, indentWidth(ind)-indentWidth(baseModel), modelUnit) + l[len(ind):]
 	}
-	return strings.Join(lines, "\n")
+	return best
 }
 
 // shiftIndent returns base moved by delta columns of the model's indentation,
@@ -90,12 +130,14 @@ func shiftIndent(base, fileUnit string, delta, modelUnit int) string {
 
 // fallbackUnit is the file's unit, or when the file shows none the model's
 // own: a tab if its text indents with tabs, else its step in spaces.
-func fallbackUnit(file, text string, modelUnit int) string {
-	switch {
-	case file != "":
+func fallbackUnit(file string, lines []string, modelUnit int) string {
+	if file != "" {
 		return file
-	case strings.Contains(text, "\n\t") || strings.HasPrefix(text, "\t"):
-		return "\t"
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "\t") {
+			return "\t"
+		}
 	}
 	return strings.Repeat(" ", modelUnit)
 }

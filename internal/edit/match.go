@@ -50,7 +50,7 @@ type Match struct {
 
 // Find locates e.Old in text, trying the strategies in order, and returns the
 // changes that make the edit. Errors: [ErrEmptyOld], [ErrNoChange],
-// [*AmbiguousError], [*CountError], [*NotFoundError].
+// [*UnchangedError], [*AmbiguousError], [*CountError], [*NotFoundError].
 func Find(text string, e Edit) (Match, error) {
 	switch {
 	case e.Old == "":
@@ -63,6 +63,9 @@ func Find(text string, e Edit) (Match, error) {
 		hits := s.find(m)
 		if len(hits) == 0 {
 			continue
+		}
+		if unchanged(text, hits) {
+			return Match{}, &UnchangedError{Strategy: s.name}
 		}
 		return choose(s.name, hits, e)
 	}
@@ -113,6 +116,7 @@ type matcher struct {
 
 	lx   *lineIndex
 	unit *string
+	diff *lineDiff
 
 	blockMiss *BlockMiss
 	score     *scorer
@@ -185,7 +189,7 @@ func findAll(text, old, new string) []hit {
 
 // lineTrimmed compares whole lines without their trailing whitespace.
 func (m *matcher) lineTrimmed() []hit {
-	return m.findLines(lineKey{}, false)
+	return m.findLines(lineKey{})
 }
 
 // whitespaceNormalized compares whole lines with equal indentation and runs
@@ -195,7 +199,7 @@ func (m *matcher) whitespaceNormalized() []hit {
 	if len(m.oldLines) == 1 {
 		return m.inlineNormalized()
 	}
-	return m.findLines(lineKey{collapseInside: true}, false)
+	return m.findLines(lineKey{collapseInside: true})
 }
 
 // inlineNormalized finds a one-line old_string anywhere in a line, with runs
@@ -219,7 +223,8 @@ func (m *matcher) inlineNormalized() []hit {
 			break
 		}
 		start := off + i
-		end, ok := matchFields(m.text, start+len(fields[0]), fields[1:])
+		fieldsEnd, ok := matchFields(m.text, start+len(fields[0]), fields[1:])
+		end := fieldsEnd
 		if ok && m.trailingNL {
 			if end < len(m.text) && m.text[end] == '\n' {
 				end++
@@ -231,7 +236,7 @@ func (m *matcher) inlineNormalized() []hit {
 			off = start + 1
 			continue
 		}
-		hits = append(hits, hit{off: start, end: end, new: m.inlineNew(start, new), line: lc.at(start)})
+		hits = append(hits, hit{off: start, end: end, new: m.inlineNew(start, fieldsEnd, new), line: lc.at(start)})
 		off = end
 	}
 	return hits
@@ -254,38 +259,44 @@ func matchFields(text string, pos int, fields []string) (int, bool) {
 	return pos, true
 }
 
-// inlineNew returns the replacement for a one-line match at off. When the
-// match starts a line's text and new_string has more lines, they are
-// re-indented to that line, as indentation-flexible would.
-func (m *matcher) inlineNew(off int, trimmed string) string {
-	if !strings.Contains(m.new, "\n") {
-		return trimmed
-	}
+// inlineNew returns the replacement for a one-line match text[off:end];
+// trimmed is new_string without old_string's indentation and trailing
+// whitespace. When the match starts a line's text, the replacement is built
+// as for a whole line (rewrite), its first line after the file's own
+// indentation. Inside a line, the lines of new_string that keep old_string
+// take the file's text of the match and the others are written as typed.
+func (m *matcher) inlineNew(off, end int, trimmed string) string {
+	matched := m.text[off:end]
 	lineStart := strings.LastIndexByte(m.text[:off], '\n') + 1
 	prefix := m.text[lineStart:off]
-	if strings.TrimLeft(prefix, " \t") != "" {
-		return trimmed
+	if strings.TrimLeft(prefix, " \t") == "" {
+		out := m.rewrite([]string{prefix + matched}, []int{0})
+		if rest, ok := strings.CutPrefix(out, prefix); ok {
+			return rest
+		}
+		return trimLeft(out)
 	}
-	end := lineStart + strings.IndexByte(m.text[lineStart:]+"\n", '\n')
-	pairs := []indentPair{{model: m.oldLines[0], file: m.text[lineStart:end]}}
-	out := reindent(m.new, pairs, m.fileUnit)
-	if rest, ok := strings.CutPrefix(out, prefix); ok {
-		return rest
+	same := m.lineDiff().same
+	lines := strings.Split(trimmed, "\n")
+	for i, l := range lines {
+		if i < len(same) && same[i] == 0 {
+			lines[i] = indentOf(l) + matched
+		}
 	}
-	return trimLeft(out)
+	return strings.Join(lines, "\n")
 }
 
 // indentationFlexible compares whole lines without their indentation and
 // re-indents new_string to the file's.
 func (m *matcher) indentationFlexible() []hit {
-	return m.findLines(lineKey{trimLeading: true, collapseInside: true}, true)
+	return m.findLines(lineKey{trimLeading: true, collapseInside: true})
 }
 
 // findLines finds runs of whole lines equal to old_string's lines under key,
-// left to right, without overlaps. It runs Knuth-Morris-Pratt over the lines'
+// left to right, without overlaps; each is replaced as rewrite builds it. It runs Knuth-Morris-Pratt over the lines'
 // hashes, so a file of many similar lines cannot make it quadratic, and checks
 // each hash match line by line.
-func (m *matcher) findLines(key lineKey, reindentNew bool) []hit {
+func (m *matcher) findLines(key lineKey) []hit {
 	want := make([]uint64, len(m.oldLines))
 	for i, o := range m.oldLines {
 		want[i] = key.hash(o)
@@ -310,15 +321,11 @@ func (m *matcher) findLines(key lineKey, reindentNew bool) []hit {
 			k = fail[k-1]
 			continue
 		}
-		new := m.new
-		if reindentNew {
-			pairs := make([]indentPair, len(want))
-			for j := range want {
-				pairs[j] = indentPair{model: m.oldLines[j], file: lx.line(first + j)}
-			}
-			new = reindent(new, pairs, m.fileUnit)
+		file := make([]string, len(want))
+		for j := range file {
+			file[j] = lx.line(first + j)
 		}
-		hits = append(hits, m.lineHit(first, i, new))
+		hits = append(hits, m.lineHit(first, i, m.rewrite(file, identity(len(file)))))
 		k = 0
 	}
 	return hits
