@@ -45,6 +45,12 @@ func TestEditAcceptance(t *testing.T) {
 		{"edit: tabs written as spaces become tabs", goFile,
 			"    if x > 0 {\n        return x\n    }\n    return -x", "    if x > 0 {\n        return x\n    }\n    if x == 0 {\n        return 0\n    }\n    return -x",
 			"indentation-flexible", strings.Replace(goFile, "\treturn -x", "\tif x == 0 {\n\t\treturn 0\n\t}\n\treturn -x", 1)},
+		{"edit: trailing spaces on every line of old_string and new_string stay out of the file", goFile,
+			"\tif x > 0 {  \n\t\treturn x  \n\t}  ", "\tif x > 0 {  \n\t\treturn x + 1  \n\t}  ",
+			"line-trimmed", strings.Replace(goFile, "return x\n", "return x + 1\n", 1)},
+		{"edit: a nested block sent flattened keeps its depths", goFile,
+			"if x > 0 {\nreturn x\n}", "if x > 0 {\nreturn x * 2\n}",
+			"indentation-flexible", strings.Replace(goFile, "\t\treturn x\n", "\t\treturn x * 2\n", 1)},
 		{"edit: an exact old_string is exact", goFile, "return -x", "return x * -1",
 			"exact", strings.Replace(goFile, "return -x", "return x * -1", 1)},
 	}
@@ -65,6 +71,16 @@ func TestEditAcceptance(t *testing.T) {
 				t.Errorf("model's view lacks the diff or the strategy warning:\n%s", view)
 			}
 		})
+	}
+}
+
+func TestEditWhitespaceOnlyChangeRefused(t *testing.T) {
+	env := newFileEnv(t, t.TempDir())
+	env.write("f.go", goFile)
+	_, err := env.run(newEdit(), editArgs("f.go", "\t\treturn x  \n\t}", "\t\treturn x\n\t}"))
+	wantToolError(t, err, tool.CodeInvalidArguments, "only in whitespace that the match ignored (line-trimmed)", "copy old_string from the file exactly")
+	if env.read("f.go") != goFile {
+		t.Errorf("file changed by a refused edit")
 	}
 }
 
