@@ -25,6 +25,13 @@ func (c SimpleCommand) String() string { return strings.Join(c.Words, " ") }
 // classifier shares). Assignments alone (X=1) are not commands. A syntax
 // error is returned with the parser's position.
 //
+// An interpreter that reads its program from standard input (sh <<< 'rm x',
+// printf 'rm x' | sh, python3 <<EOF) is listed with the program it runs as
+// [interpreter, shell.StdinProgram]: code that cannot be known before it
+// runs, treated as `sh -c` with a word that is not literal — it is never
+// Literal, so no allow specifier covers it, and every deny and ask rule
+// with a command specifier matches it.
+//
 // Literal is judged from the words: one holding '$', a backtick or a glob
 // character may be an expansion. A quoted '$' is judged the same way; the
 // error is on the safe side (such a line never satisfies an allow rule by
@@ -36,7 +43,8 @@ func SimpleCommands(line string) ([]SimpleCommand, error) {
 	}
 	out := make([]SimpleCommand, len(cmds))
 	for i, words := range cmds {
-		out[i] = SimpleCommand{Words: words, Literal: true}
+		out[i] = SimpleCommand{Words: words}
+		out[i].Literal = !out[i].runsUnknownCode()
 		for _, w := range words {
 			if strings.ContainsAny(w, "$`*?[") {
 				out[i].Literal = false
@@ -58,9 +66,20 @@ func (c SimpleCommand) baseForm() (SimpleCommand, bool) {
 	return SimpleCommand{Words: words, Literal: c.Literal}, true
 }
 
+// runsUnknownCode reports whether c stands for a program an interpreter
+// reads from standard input (see shell.StdinProgram).
+func (c SimpleCommand) runsUnknownCode() bool {
+	return len(c.Words) == 2 && c.Words[1] == shell.StdinProgram
+}
+
 // matchesRestrictive is how deny and ask rules match a command: as written,
-// or with its program's path stripped.
+// or with its program's path stripped; and code that cannot be known before
+// it runs matches every such rule with a command specifier, since it may
+// be what the rule names.
 func (r Rule) matchesRestrictive(c SimpleCommand) bool {
+	if c.runsUnknownCode() && !strings.HasPrefix(r.Spec, "domain:") {
+		return true
+	}
 	if r.matchesCommand(c) {
 		return true
 	}

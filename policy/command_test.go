@@ -1,9 +1,17 @@
 package policy
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
 )
 
 func TestSimpleCommands(t *testing.T) {
@@ -89,5 +97,109 @@ func TestGlobMatch(t *testing.T) {
 		if got := globMatch(c.pattern, c.s); got != c.want {
 			t.Errorf("globMatch(%q, %q) = %v", c.pattern, c.s, got)
 		}
+	}
+}
+
+// TestStdinProgramIsUnknownCode is issue 18 item 9: an interpreter that
+// reads its program from standard input runs code no rule can see, so it
+// is handled as sh -c with a word that is not literal.
+func TestStdinProgramIsUnknownCode(t *testing.T) {
+	unknown := []string{
+		"sh <<< 'rm x'",
+		"printf 'rm x' | sh",
+		"bash -s < script",
+		"sh < file",
+		"echo 'rm x' | bash -",
+		"python3 <<EOF\nimport os\nEOF",
+		"perl < f",
+		"node < f",
+		"ruby < f",
+		"awk -f - f <<< '{print}'",
+		"sed -f /dev/stdin f",
+		"make -f - <<< 'all:'",
+		"echo 'rm x' | xargs sh -c",
+		"echo f | xargs sh",
+		"env sh < f",
+		"timeout 5 bash < f",
+		"sh /dev/fd/0",
+		"dc <<< '!rm x'",
+	}
+	known := []string{"sh -c 'rm x'", "sh script.sh", "python3 -c 'print(1)'", "perl -ne print f", "awk '{print}' f", "node app.js"}
+	p, err := New(Config{Default: Allow, Deny: []string{"exec_command(rm *)"}}, WorkspaceWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := &tool.Tool{Name: "exec_command"}
+	for _, line := range unknown {
+		cmds, err := SimpleCommands(line)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		found := false
+		for _, c := range cmds {
+			if c.runsUnknownCode() {
+				found = true
+				if c.Literal {
+					t.Errorf("%q: %q is literal", line, c)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%q: no command stands for the program read from standard input: %q", line, cmds)
+		}
+		if v := p.Decide(exec, []tool.Subject{{Kind: tool.SubjectCommand, Value: line}}, tool.RiskHigh); v.Decision != Deny {
+			t.Errorf("%q under deny exec_command(rm *): %s (%s), want deny", line, v.Decision, v.Rule)
+		}
+	}
+	for _, line := range known {
+		cmds, err := SimpleCommands(line)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		for _, c := range cmds {
+			if c.runsUnknownCode() {
+				t.Errorf("%q: %q counted as a program read from standard input", line, c)
+			}
+		}
+	}
+}
+
+// TestStdinProgramRefusedAtRunTime runs the red-team reproducers of item 9
+// through the real runner under deny exec_command(rm *), approved as a
+// person would approve them: rm never runs.
+func TestStdinProgramRefusedAtRunTime(t *testing.T) {
+	dir := t.TempDir()
+	ws, err := workspace.Open(dir, workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	p, err := New(Config{Default: Allow, Deny: []string{"exec_command(rm *)"}}, WorkspaceWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"sh <<< 'rm victim'", "printf 'rm victim' | sh", "bash -s <<< 'rm victim'", "env sh <<< 'rm victim'",
+		"sh <(echo rm victim)"} { // a word not literal before running; /dev/fd/N when it runs
+		t.Run(line, func(t *testing.T) {
+			victim := filepath.Join(ws.Dir(), "victim")
+			if err := os.WriteFile(victim, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			gate := p.CommandGate(nil, "exec_command", Verdict{Decision: Ask}, true, nil)
+			env := shell.HostEnv(nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var out strings.Builder
+			o, err := shell.Run(ctx, shell.Spec{Command: line, Dir: ws.Dir(), Env: env, BaseEnv: env, Workspace: ws, Gate: gate, Output: &out})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Stop != shell.Refused {
+				t.Errorf("stop = %q, want refused; output %q", o.Stop, out.String())
+			}
+			if _, err := os.Stat(victim); err != nil {
+				t.Errorf("victim: %v", err)
+			}
+		})
 	}
 }

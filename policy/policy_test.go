@@ -51,7 +51,7 @@ func TestDecide(t *testing.T) {
 		{"a path does not dodge a deny rule", execTool, cmd(`/bin/rm -rf x`), tool.RiskHigh, Deny},
 		{"nor does a path satisfy an allow rule", execTool, cmd(`/tmp/evil/git status`), tool.RiskHigh, Ask},
 		{"X=rm; $X -rf x is not allowed", execTool, cmd("X=rm; $X -rf x"), tool.RiskHigh, Ask},
-		{"git status | sh: sh is not allowed", execTool, cmd("git status | sh"), tool.RiskHigh, Ask},
+		{"git status | sh: sh runs a program no rule sees, which deny rules match (issue 18 item 9)", execTool, cmd("git status | sh"), tool.RiskHigh, Deny},
 		{"a subshell's commands count", execTool, cmd("(git status; rm -f y)"), tool.RiskHigh, Deny},
 		{"backticks count", execTool, cmd("echo `rm -rf /`"), tool.RiskHigh, Deny},
 		{"go test * allows go test with arguments", execTool, cmd("go test ./... -run X"), tool.RiskHigh, Allow},

@@ -80,7 +80,12 @@ func (st *runState) check(ctx context.Context, p procIO, path string, argv []str
 			return err
 		}
 	}
-	for _, inner := range innerCommands(argv, 0) {
+	inners := innerCommands(argv, 0)
+	if file, ok := interpreterProgramFile(argv); ok && !regularFile(p.dir, file) {
+		// A pipe or process substitution (sh <(cmd)): a stream, as stdin is.
+		inners = append(inners, []string{argv[0], StdinProgram})
+	}
+	for _, inner := range inners {
 		if shellInternal[inner[0]] {
 			continue
 		}

@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -33,6 +35,7 @@ var wrappers = map[string]wrapper{
 	"command": {noRunOpts: []string{"-v", "-V"}},
 	"exec":    {valueOpts: []string{"-a"}},
 	"builtin": {},
+	"busybox": {},
 }
 
 // shells run a script given with -c.
@@ -57,6 +60,14 @@ func innerCommands(argv []string, depth int) [][]string {
 	case shells[name]:
 		if script, ok := shellScript(argv[1:]); ok {
 			return parsed(script, depth)
+		}
+		if readsProgramFromStdin("sh", argv[1:]) {
+			return [][]string{{argv[0], StdinProgram}}
+		}
+		return nil
+	case interpreterOf(name) != "":
+		if readsProgramFromStdin(interpreterOf(name), argv[1:]) {
+			return [][]string{{argv[0], StdinProgram}}
 		}
 		return nil
 	case name == "find":
@@ -170,6 +181,163 @@ func shellScript(args []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// StdinProgram stands, in the commands [SimpleCommands] lists and the gate
+// is asked about, for the program an interpreter reads from its standard
+// input, a here-document or a pipe (sh <<< 'rm x', printf 'rm x' | sh,
+// bash -s, python3 <<EOF, awk -f -): [interpreter, StdinProgram]. That code
+// cannot be known before it runs, so it is handled as sh -c with a word that
+// is not literal: no allow rule's specifier covers it, every deny or ask
+// rule with a command specifier matches it, and it is never read-only.
+const StdinProgram = "<program read from standard input>"
+
+// interpreters read a program: inline options give it in the arguments,
+// the first operand names a file holding it, and without either they read
+// it from standard input. valueOpts take the next argument as a value.
+var interpreters = map[string]struct{ inline, valueOpts []string }{
+	"sh":     {inline: []string{"-c"}, valueOpts: []string{"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}},
+	"python": {inline: []string{"-c", "-m"}, valueOpts: []string{"-W", "-X", "-Q"}},
+	"perl":   {inline: []string{"-e", "-E"}, valueOpts: []string{"-I", "-M", "-m"}},
+	"ruby":   {inline: []string{"-e"}, valueOpts: []string{"-I", "-r", "-C", "-E"}},
+	"node": {inline: []string{"-e", "--eval", "-p", "--print"}, valueOpts: []string{"-r", "--require",
+		"--import", "--loader", "--experimental-loader", "--input-type", "--env-file", "-C", "--conditions"}},
+	"php":    {inline: []string{"-r", "-R", "-B", "-E"}, valueOpts: []string{"-c", "-d", "-z"}},
+	"lua":    {inline: []string{"-e"}, valueOpts: []string{"-l"}},
+	"tclsh":  {},
+	"dc":     {inline: []string{"-e", "--expression"}},
+	"awk":    {},
+	"sed":    {},
+	"make":   {},
+	"expect": {inline: []string{"-c"}},
+}
+
+// interpreterOf returns the interpreters key of a program name (python3.12
+// is python), or "".
+func interpreterOf(name string) string {
+	base := strings.TrimRight(name, "0123456789.")
+	switch {
+	case shells[name]:
+		return "sh"
+	case base == "nodejs":
+		return "node"
+	case base == "gawk" || base == "mawk" || base == "nawk":
+		return "awk"
+	case base == "gsed":
+		return "sed"
+	case base == "gmake":
+		return "make"
+	case base == "wish":
+		return "tclsh"
+	}
+	if _, ok := interpreters[base]; ok {
+		return base
+	}
+	return ""
+}
+
+// readsProgramFromStdin reports whether interpreter kind (a key of
+// interpreters) run with args reads the program it runs from standard
+// input or a descriptor path (/dev/stdin, /dev/fd/N).
+func readsProgramFromStdin(kind string, args []string) bool {
+	file, stdin := programSource(kind, args)
+	return stdin || (file != "" && stdinPath(file))
+}
+
+// programSource returns the file an interpreter reads its program from,
+// or stdin when it reads standard input. awk, sed and make read a program
+// file given with -f; the others, their first operand, or standard input
+// when there is none or when -s (shells) asks for it. An inline program
+// (sh -c, python -c, perl -e...) gives neither.
+func programSource(kind string, args []string) (file string, stdin bool) {
+	switch kind {
+	case "awk", "sed", "make":
+		for i, a := range args {
+			if a == "--" {
+				break
+			}
+			if v, ok := fileOptionValue(kind, args, i); ok {
+				return v, false
+			}
+		}
+		return "", false
+	}
+	in := interpreters[kind]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			if i+1 < len(args) {
+				return args[i+1], false
+			}
+			return "", true
+		case a == "-":
+			return "", true
+		case !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+"):
+			return a, false
+		case contains(in.valueOpts, a):
+			i++
+		case contains(in.inline, a) || (!strings.HasPrefix(a, "--") && inlineCluster(in.inline, a)):
+			return "", kind == "sh" // sh -c with no script: it comes from elsewhere (xargs sh -c)
+		case kind == "sh" && !strings.HasPrefix(a, "--") && strings.ContainsRune(a[1:], 's'):
+			return "", true
+		}
+	}
+	return "", true
+}
+
+// interpreterProgramFile returns the program file argv's interpreter
+// reads, if it is one that reads a file.
+func interpreterProgramFile(argv []string) (string, bool) {
+	if len(argv) == 0 {
+		return "", false
+	}
+	name := argv[0][strings.LastIndexByte(argv[0], '/')+1:]
+	kind := interpreterOf(name)
+	if kind == "" {
+		return "", false
+	}
+	file, _ := programSource(kind, argv[1:])
+	return file, file != ""
+}
+
+// regularFile reports whether name, relative to dir, is a regular file
+// (following symbolic links).
+func regularFile(dir, name string) bool {
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(dir, name)
+	}
+	fi, err := os.Stat(name)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// inlineCluster reports whether a short-option cluster (-ne) holds one of
+// the inline-program options.
+func inlineCluster(inline []string, a string) bool {
+	for _, o := range inline {
+		if len(o) == 2 && o[0] == '-' && strings.ContainsRune(a[1:], rune(o[1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileOptionValue returns the value of a program-file option of awk
+// (-f, --file), sed (-f, --file) or make (-f, --file, --makefile) at
+// args[i].
+func fileOptionValue(kind string, args []string, i int) (string, bool) {
+	opts := []string{"-f", "--file"}
+	if kind == "make" {
+		opts = append(opts, "--makefile")
+	}
+	return optionValue(opts, args, i)
+}
+
+// stdinPath reports whether a program file names standard input or another
+// descriptor: -, /dev/stdin, /dev/fd/N, /proc/.../fd/N.
+func stdinPath(p string) bool {
+	return p == "-" || p == "/dev/stdin" || strings.HasPrefix(p, "/dev/fd/") ||
+		(strings.HasPrefix(p, "/proc/") && strings.Contains(p, "/fd/"))
 }
 
 // findExecs returns the commands of find's -exec, -execdir, -ok and -okdir
