@@ -48,6 +48,10 @@ type Policy struct {
 	Ask     []Rule              `toml:"ask"`
 	Deny    []Rule              `toml:"deny"`
 	Tools   map[string]Decision `toml:"tools"`
+	// Protected lists further paths whose writing always asks, and that no
+	// sandboxed process may write: workspace-relative globs ("deploy/**",
+	// "Makefile") or absolute paths. Quiver's own files are always protected.
+	Protected []ProtectedPath `toml:"protected"`
 }
 
 // The value types below are structs, not strings, on purpose: go-toml calls
@@ -63,6 +67,18 @@ func (r *Rule) UnmarshalText(b []byte) error {
 		return err
 	}
 	r.Text = string(b)
+	return nil
+}
+
+// ProtectedPath is an entry of policy.protected, checked where it is written.
+type ProtectedPath struct{ Text string }
+
+// UnmarshalText checks the entry so that a bad one is reported with its line.
+func (p *ProtectedPath) UnmarshalText(b []byte) error {
+	if _, err := policy.ParseProtected(string(b)); err != nil {
+		return err
+	}
+	p.Text = string(b)
 	return nil
 }
 
@@ -304,8 +320,12 @@ func (c *Config) PolicyConfig() policy.Config {
 	for name, d := range c.Policy.Tools {
 		tools[name] = d.Decision
 	}
+	var protected []string
+	for _, p := range c.Policy.Protected {
+		protected = append(protected, p.Text)
+	}
 	return policy.Config{Default: c.Policy.Default.Decision, Allow: conv(c.Policy.Allow), Ask: conv(c.Policy.Ask),
-		Deny: conv(c.Policy.Deny), Tools: tools}
+		Deny: conv(c.Policy.Deny), Tools: tools, Protected: protected}
 }
 
 // Resolve returns p relative to the config file's directory when it is

@@ -36,16 +36,27 @@ func compileProtected(files, globs []string) ([]protectedPath, error) {
 		out = append(out, protectedPath{pattern: c, literal: true})
 	}
 	for i, g := range globs {
-		c, err := cleanProtected(g)
+		c, err := ParseProtected(g)
 		if err != nil {
 			return nil, fmt.Errorf("policy protected[%d]: %w", i, err)
-		}
-		if !doublestar.ValidatePattern(c) {
-			return nil, fmt.Errorf("policy protected[%d]: %q is not a valid glob", i, g)
 		}
 		out = append(out, protectedPath{pattern: c})
 	}
 	return out, nil
+}
+
+// ParseProtected checks one entry of [Config.Protected] and returns it
+// clean: a workspace-relative glob (or an absolute path) that does not name
+// the whole workspace and does not climb out of it.
+func ParseProtected(s string) (string, error) {
+	c, err := cleanProtected(s)
+	if err != nil {
+		return "", err
+	}
+	if !doublestar.ValidatePattern(c) {
+		return "", fmt.Errorf("%q is not a valid glob", s)
+	}
+	return c, nil
 }
 
 // cleanProtected normalises an entry: slash-separated, clean, no leading

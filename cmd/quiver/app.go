@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/audit"
@@ -79,7 +80,18 @@ func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
 		}
 		scope = s
 	}
-	p, err := policy.New(cfg.PolicyConfig(), scope)
+	pc := cfg.PolicyConfig()
+	if cfg.Path != "" {
+		// The file in use is protected wherever it is (a --config outside
+		// the workspace included); absolute, because the workspace may be
+		// elsewhere than the current directory.
+		abs, err := filepath.Abs(cfg.Path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.Path, err)
+		}
+		pc.ConfigFiles = append(pc.ConfigFiles, abs)
+	}
+	p, err := policy.New(pc, scope)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Path, err)
 	}
