@@ -49,7 +49,10 @@ type Config struct {
 // Profile is what one process may do. The zero Profile is not usable: build
 // one with [New].
 type Profile struct {
-	Mode      Mode
+	Mode Mode
+	// Off is set when the operator turned confinement off ([Config]
+	// Disabled): the profile then stays unconfined whatever is asked of it.
+	Off       bool
 	Workspace string   // the workspace root, absolute
 	Writable  []string // further writable roots, absolute
 	// Protected are absolute paths, inside writable roots, kept read-only.
@@ -80,7 +83,7 @@ func New(mode Mode, workspace string, cfg Config, protected []string) (*Profile,
 	if real, err := filepath.EvalSymlinks(ws); err == nil {
 		ws = real
 	}
-	p := &Profile{Mode: mode, Workspace: ws, Network: cfg.Network}
+	p := &Profile{Mode: mode, Off: cfg.Disabled, Workspace: ws, Network: cfg.Network}
 	for _, r := range cfg.WritableRoots {
 		abs, err := absUnder(ws, r)
 		if err != nil {
@@ -114,13 +117,27 @@ func absUnder(base, p string) (string, error) {
 	return filepath.Clean(p), nil
 }
 
-// With returns a copy of p in mode m (a read-only guess of the classifier
-// is run read-only whatever the scope). An unconfined profile stays
-// unconfined only if m is Unconfined too.
+// With returns a copy of p in mode m: a command the read-only classifier let
+// through runs read-only whatever the scope. A profile the operator turned
+// off stays unconfined.
 func (p *Profile) With(m Mode) *Profile {
 	q := *p
-	q.Mode = m
+	if !q.Off {
+		q.Mode = m
+	}
 	return &q
+}
+
+// ReadingOnly returns a read-only copy of p that may read only trees (and
+// the system's program directories): for programs whose reads must stay
+// inside the workspace even when a directory is swapped for a symlink while
+// they run (the CLI provider's rg and fd).
+func (p *Profile) ReadingOnly(trees ...string) *Profile {
+	q := p.With(ReadOnly)
+	if q.Confined() {
+		q.Readable = trees
+	}
+	return q
 }
 
 // Confined reports whether p confines anything.

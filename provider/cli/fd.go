@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"path"
 	"strings"
@@ -47,6 +48,9 @@ func (f fd) glob(ctx context.Context, ws *workspace.Workspace, q *tools.GlobQuer
 	stderr, err := f.run(ctx, ws.Dir(), f.args(q, rest, start), read)
 	if err == nil || exitCode(err) == 1 && strings.TrimSpace(stderr) == "" {
 		return nil
+	}
+	if errors.Is(err, errFallback) {
+		return tools.BuiltinGlob(ctx, ws, q, c)
 	}
 	return programError("fd", err, stderr)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -41,6 +42,9 @@ func (r runner) run(ctx context.Context, dir string, args []string, read func(io
 	cmd.Dir = dir
 	cmd.Env = cleanEnv()
 	cmd.WaitDelay = time.Second
+	if err := confine(cmd, dir); err != nil {
+		return "", err
+	}
 	var errBuf limitedBuffer
 	cmd.Stderr = &errBuf
 	out, err := cmd.StdoutPipe()
@@ -67,6 +71,24 @@ func (r runner) run(ctx context.Context, dir string, args []string, read func(io
 }
 
 var errTimedOut = errors.New("the program's time is up")
+
+// confine starts cmd read-only, able to read only the workspace dir, the
+// program itself and the system's program directories: rg opens the paths it walks by name,
+// so a directory swapped for a symlink to the outside while it runs would
+// otherwise be followed; the kernel refuses that open. Where the sandbox is
+// unavailable the call is served in process, by the engine that walks
+// through os.Root.
+func confine(cmd *exec.Cmd, dir string) error {
+	box, err := sandbox.Default(dir)
+	if err == nil {
+		err = box.ReadingOnly(dir, cmd.Path).Wrap(cmd)
+	}
+	var ue *sandbox.UnavailableError
+	if errors.As(err, &ue) {
+		return errFallback
+	}
+	return err
+}
 
 // exitCode returns a finished program's exit status, or -1.
 func exitCode(err error) int {

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -37,8 +38,9 @@ func (p *Spec) restrict() error {
 	if !p.Limited {
 		rules = append(rules, landlock.RODirs("/"))
 	} else {
-		rules = append(rules, landlock.RODirs(p.Readable...).IgnoreIfMissing(),
-			landlock.RODirs(systemDirs...).IgnoreIfMissing(), landlock.ROFiles(systemFiles...).IgnoreIfMissing())
+		dirs, files := splitDirs(p.Readable)
+		rules = append(rules, landlock.RODirs(append(dirs, systemDirs...)...).IgnoreIfMissing(),
+			landlock.ROFiles(append(files, systemFiles...)...).IgnoreIfMissing())
 	}
 	rules = append(rules, landlock.RWFiles(writableDevices...).IgnoreIfMissing())
 	if !p.ReadOnly {
@@ -66,4 +68,17 @@ func ABI() int {
 		return 0
 	}
 	return v
+}
+
+// splitDirs splits paths into directories and the rest: Landlock refuses a
+// directory right on a file.
+func splitDirs(paths []string) (dirs, files []string) {
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			dirs = append(dirs, p)
+		} else {
+			files = append(files, p)
+		}
+	}
+	return dirs, files
 }
