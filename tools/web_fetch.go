@@ -6,18 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"golang.org/x/net/html/charset"
 
 	"github.com/quiverkit/quiver/tool"
@@ -34,9 +37,14 @@ type WebConfig struct {
 	// default: a model that can fetch http://169.254.169.254/ or an admin
 	// page on the LAN is a server-side request forgery waiting to happen.
 	AllowPrivate bool
-	Timeout      time.Duration // per request, redirects included; 30 s
-	MaxBytes     int64         // the most body bytes read; 5 MB
-	UserAgent    string        // default "quiver-web-fetch/1"
+	// Timeout bounds one call as a whole: every connection, redirect and
+	// byte of the body, and for web_search the backend's answer; 30 s.
+	Timeout time.Duration
+	// ConnectTimeout bounds making each connection (name lookup, dial, TLS
+	// handshake); 10 s, and never more than Timeout.
+	ConnectTimeout time.Duration
+	MaxBytes       int64  // the most body bytes read; 5 MB
+	UserAgent      string // default "quiver-web-fetch/1"
 	// SearchURL is web_search's backend: a SearXNG-compatible endpoint
 	// answering GET SearchURL?q=QUERY&format=json. Empty: web_search fails
 	// with a message saying how to set it. The operator chose it, so it is
@@ -52,6 +60,10 @@ func (c WebConfig) withDefaults() WebConfig {
 	if c.Timeout <= 0 {
 		c.Timeout = 30 * time.Second
 	}
+	if c.ConnectTimeout <= 0 {
+		c.ConnectTimeout = 10 * time.Second
+	}
+	c.ConnectTimeout = min(c.ConnectTimeout, c.Timeout)
 	if c.MaxBytes <= 0 {
 		c.MaxBytes = 5 << 20
 	}
@@ -62,7 +74,7 @@ func (c WebConfig) withDefaults() WebConfig {
 }
 
 // webMaxRedirects is how many redirects one fetch follows.
-const webMaxRedirects = 5
+const webMaxRedirects = 10
 
 // webDefaultLength is max_length's default, in characters.
 const webDefaultLength = 100_000
@@ -120,13 +132,22 @@ func webFetch(ctx context.Context, tc tool.Context, in WebFetchInput) (*WebFetch
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	gate, err := tool.Resolve(ctx, tc, tool.URLGateKey)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeToolNotAllowed, "web_fetch follows URLs only under the toolkit's URL gate (its policy), and none is provided; nothing was fetched")
+	}
 	u, err := checkFetchURL(in.URL, cfg.AllowPrivate)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	// The pipeline decided on the URL as sent; this is the URL as it will
+	// be requested (trimmed, parsed), held to the same rules.
+	if err := gate.CheckURL(ctx, u.String()); err != nil {
+		return nil, err
+	}
+	ctx, cancel, limit := webDeadline(ctx, "web_fetch", cfg.Timeout)
 	defer cancel()
-	client := webClient(cfg)
+	client := webClient(cfg, gate)
 	defer client.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -136,18 +157,18 @@ func webFetch(ctx context.Context, tc tool.Context, in WebFetchInput) (*WebFetch
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown,text/plain,application/json;q=0.9,*/*;q=0.5")
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fetchError(ctx, in.URL, cfg, err)
+		return nil, fetchError(ctx, in.URL, cfg, limit, err)
 	}
 	defer resp.Body.Close()
 	out := &WebFetchOutput{URL: in.URL, FinalURL: resp.Request.URL.String(), Status: resp.StatusCode}
 	if err := readFetchBody(ctx, resp, cfg, out); err != nil {
-		return nil, fetchError(ctx, in.URL, cfg, err)
+		return nil, fetchError(ctx, in.URL, cfg, limit, err)
 	}
-	limit := in.MaxLength
-	if limit <= 0 {
-		limit = webDefaultLength
+	limitChars := in.MaxLength
+	if limitChars <= 0 {
+		limitChars = webDefaultLength
 	}
-	if text, cut := truncateRunes(out.Text, limit); cut {
+	if text, cut := truncateRunes(out.Text, limitChars); cut {
 		out.Text, out.Truncated = text, true
 	}
 	return out, nil
@@ -221,11 +242,16 @@ func blockedError(target string, addr netip.Addr, why string) *tool.Error {
 // webClient returns a client whose every connection, redirects included, is
 // checked at dial time against the address actually dialled: checking the
 // name before the request would let DNS rebinding swap in 127.0.0.1 between
-// the check and the connect. No proxy is used, for the same reason.
-func webClient(cfg WebConfig) *http.Client {
-	dialer := &net.Dialer{Timeout: 10 * time.Second}
+// the check and the connect. No proxy is used, for the same reason. Every
+// redirect is held to the URL check and to the policy (see checkRedirect).
+//
+// The context bounds the whole fetch (webDeadline); the only other limit is
+// ConnectTimeout, on the dial and the TLS handshake, so that a timeout names
+// one of two limits (see webTimeoutError).
+func webClient(cfg WebConfig, gate tool.URLGate) *http.Client {
+	var control func(context.Context, string, string, syscall.RawConn) error
 	if !cfg.AllowPrivate {
-		dialer.ControlContext = func(_ context.Context, _, address string, _ syscall.RawConn) error {
+		control = func(_ context.Context, _, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
 			if err != nil {
 				return fmt.Errorf("web_fetch: unexpected dial address %q: %w", address, err)
@@ -236,41 +262,122 @@ func webClient(cfg WebConfig) *http.Client {
 			return nil
 		}
 	}
-	transport := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           dialer.DialContext,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: cfg.Timeout,
-		MaxIdleConns:          2,
-		IdleConnTimeout:       5 * time.Second,
-		ForceAttemptHTTP2:     true,
-	}
-	return &http.Client{Transport: transport, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		if len(via) > webMaxRedirects {
-			return fmt.Errorf("stopped after %d redirects", webMaxRedirects)
-		}
-		_, err := checkFetchURL(req.URL.String(), cfg.AllowPrivate)
-		return err
+	return &http.Client{Transport: webTransport(cfg, control), CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		return checkRedirect(req, via, cfg, gate)
 	}}
 }
 
-// fetchError turns a failed request into an error the model can act on.
-func fetchError(ctx context.Context, raw string, cfg WebConfig, err error) error {
+// webTransport bounds the dial and the TLS handshake of each connection by
+// ConnectTimeout, and nothing else: the context bounds the whole call.
+// control, when set, vets each address before it is dialled. No proxy.
+func webTransport(cfg WebConfig, control func(context.Context, string, string, syscall.RawConn) error) *http.Transport {
+	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, ControlContext: control}
+	return &http.Transport{
+		DialContext:         dialer.DialContext,
+		TLSHandshakeTimeout: cfg.ConnectTimeout,
+		MaxIdleConns:        2,
+		IdleConnTimeout:     5 * time.Second,
+		ForceAttemptHTTP2:   true,
+	}
+}
+
+// checkRedirect holds every hop to what the first URL was held to: the URL
+// check (scheme, credentials, literal addresses; the dial checks resolved
+// ones) and the policy, through gate, so that a web_fetch(domain:X) deny
+// holds for a redirect to X. A loop, or more than webMaxRedirects
+// redirects, is an error.
+func checkRedirect(req *http.Request, via []*http.Request, cfg WebConfig, gate tool.URLGate) error {
+	hop, from := req.URL.String(), via[len(via)-1].URL.String()
+	if len(via) > webMaxRedirects {
+		return tool.Errorf(tool.CodeExecutionFailed, "stopped after %d redirects (the next, from %s, was to %s)", webMaxRedirects, from, hop)
+	}
+	for _, r := range via {
+		if r.URL.String() == hop {
+			return tool.Errorf(tool.CodeExecutionFailed, "redirect loop: %s redirects back to %s, fetched before", from, hop)
+		}
+	}
+	_, err := checkFetchURL(hop, cfg.AllowPrivate)
+	if err == nil {
+		err = gate.CheckURL(req.Context(), hop)
+	}
+	if err != nil {
+		return hopError(from, err)
+	}
+	return nil
+}
+
+// hopError says which redirect a refusal is about. Its code is kept, except
+// that a bad redirect target is the server's doing, not an argument error.
+func hopError(from string, err error) *tool.Error {
+	te := tool.AsError(err)
+	code := te.Code
+	if code == tool.CodeInvalidArguments {
+		code = tool.CodeExecutionFailed
+	}
+	out := tool.Errorf(code, "%s redirected: %s", from, te.Message)
+	out.Err, out.Details = te, maps.Clone(te.Details)
+	return out
+}
+
+// fetchError turns a failed request into an error the model can act on,
+// naming the URL that failed: the one asked for, or the redirect target.
+func fetchError(ctx context.Context, raw string, cfg WebConfig, limit string, err error) error {
 	var te *tool.Error
 	if errors.As(err, &te) {
 		return te
 	}
+	target := raw
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.URL != "" {
+		target = ue.URL
+	}
 	var blocked *errBlocked
 	if errors.As(err, &blocked) {
-		return blockedError(raw, blocked.addr, blocked.why)
+		if target != raw {
+			target += " (redirected from " + raw + ")"
+		}
+		return blockedError(target, blocked.addr, blocked.why)
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return tool.Errorf(tool.CodeTimeout, "fetching %s took longer than %s; try again later or fetch a smaller page", raw, cfg.Timeout)
+	if timedOut(err) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return webTimeoutError(ctx, "fetching "+target, cfg, limit)
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
-		return tool.Errorf(tool.CodeCancelled, "fetching %s: cancelled", raw)
+		return tool.Errorf(tool.CodeCancelled, "fetching %s: cancelled", target)
 	}
-	return tool.Errorf(tool.CodeExecutionFailed, "fetching %s: %v", raw, err)
+	return tool.Errorf(tool.CodeExecutionFailed, "fetching %s: %v", target, err)
+}
+
+// webDeadline bounds ctx by the tool's limit and describes the deadline in
+// force, for messages: the tool's own, or the caller's when that comes
+// first (a toolkit's WithTimeout, an agent's budget).
+func webDeadline(ctx context.Context, toolName string, limit time.Duration) (context.Context, context.CancelFunc, string) {
+	desc := fmt.Sprintf("%s's limit of %s for one call", toolName, limit)
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < limit {
+		desc = fmt.Sprintf("the call's deadline (%s)", time.Until(dl).Round(time.Millisecond))
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	return ctx, cancel, desc
+}
+
+// timedOut reports whether err is a timeout, whichever layer noticed it: a
+// context's deadline, a socket's deadline, or a net.Error that says so
+// (the HTTP client's and transport's own timers, a DNS lookup).
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		errors.As(err, &ne) && ne.Timeout()
+}
+
+// webTimeoutError is the TIMEOUT of a web call, naming the limit it ran
+// into. Once the context's deadline has passed, that is the limit (every
+// deadline below derives from it, so a socket timeout at that moment is the
+// same limit seen by the socket); before it, the only other limit is the
+// connect limit.
+func webTimeoutError(ctx context.Context, what string, cfg WebConfig, limit string) *tool.Error {
+	if dl, ok := ctx.Deadline(); ctx.Err() != nil || ok && !time.Now().Before(dl) {
+		return tool.Errorf(tool.CodeTimeout, "%s ran into %s; try again later, or a smaller page", what, limit)
+	}
+	return tool.Errorf(tool.CodeTimeout, "%s: no connection within the connect limit of %s (name lookup, dial and TLS handshake); the host may be down or unreachable", what, cfg.ConnectTimeout)
 }
 
 // readFetchBody reads at most cfg.MaxBytes of the body and sets the output's
@@ -303,7 +410,7 @@ func readFetchBody(ctx context.Context, resp *http.Response, cfg WebConfig, out 
 		return err
 	}
 	if kind == "html" {
-		md, err := htmltomarkdown.ConvertString(text, converterOptions(ctx, out.FinalURL)...)
+		md, err := htmlConverter.ConvertString(text, converterOptions(ctx, out.FinalURL)...)
 		if err != nil {
 			return fmt.Errorf("converting HTML to Markdown: %w", err)
 		}
@@ -363,6 +470,16 @@ func truncateRunes(s string, n int) (string, bool) {
 	}
 	return s, false
 }
+
+// htmlConverter turns HTML into Markdown: the library's defaults (which
+// drop <script>, <style>, <head>, <iframe>...), and <svg> dropped as well:
+// its text is drawing labels, icon titles and embedded code, not the
+// page's prose. The converter is safe for concurrent use.
+var htmlConverter = func() *converter.Converter {
+	conv := converter.NewConverter(converter.WithPlugins(base.NewBasePlugin(), commonmark.NewCommonmarkPlugin()))
+	conv.Register.TagType("svg", converter.TagTypeRemove, converter.PriorityStandard)
+	return conv
+}()
 
 // converterOptions make relative links absolute against the page's URL and
 // stop the conversion when the call is cancelled.

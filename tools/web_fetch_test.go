@@ -4,15 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tool/tooltest"
 )
@@ -24,10 +27,31 @@ func webScope(cfg WebConfig) *tool.Scope {
 	}, nil)
 }
 
-// fetch runs web_fetch with args in a call whose configuration is cfg.
+// allowAllURLs is the URL gate of a policy that allows every fetch.
+var allowAllURLs = policy.AllowAll().URLGate(newWebFetch(), tool.RiskLow, policy.Verdict{Decision: policy.Allow}, false)
+
+// fetch runs web_fetch with args in a call whose configuration is cfg,
+// under a gate that allows every URL.
 func fetch(t *testing.T, cfg WebConfig, args string) (*WebFetchOutput, error) {
 	t.Helper()
-	res, err := tooltest.Call(context.Background(), newWebFetch(), webScope(cfg), args)
+	return fetchUnder(t, cfg, allowAllURLs, args)
+}
+
+// fetchUnder runs web_fetch as the pipeline does, with gate provided for
+// the call; a nil gate provides none.
+func fetchUnder(t *testing.T, cfg WebConfig, gate tool.URLGate, args string) (*WebFetchOutput, error) {
+	t.Helper()
+	wf := newWebFetch()
+	raw, err := tooltest.Validate(wf, args)
+	if err != nil {
+		return nil, err
+	}
+	scope := tool.NewScope(nil, webScope(cfg))
+	defer scope.Close()
+	if gate != nil {
+		scope.Provide(tool.URLGateKey.ID, gate)
+	}
+	res, err := wf.Execute(context.Background(), tool.NewContext("call_test", wf.Name, nil, scope), raw)
 	if err != nil {
 		return nil, err
 	}
@@ -38,11 +62,12 @@ func fetch(t *testing.T, cfg WebConfig, args string) (*WebFetchOutput, error) {
 // that a test can show a refused fetch sent nothing.
 type countingServer struct {
 	*httptest.Server
-	hits atomic.Int64
+	hits    atomic.Int64
+	release chan struct{} // closed when the test ends: handlers that hang return
 }
 
 func newWebServer(t *testing.T) *countingServer {
-	s := &countingServer{}
+	s := &countingServer{release: make(chan struct{})}
 	mux := http.NewServeMux()
 	page := `<html><head><title>T</title><style>p{color:red}</style><script>alert(1)</script></head>
 <body><h1>Quiver</h1><p>A <strong>tool</strong> runtime. See <a href="/docs/intro">the docs</a>.</p>
@@ -54,6 +79,9 @@ func newWebServer(t *testing.T) *countingServer {
 		})
 	}
 	handle("/page", "text/html; charset=utf-8", page)
+	handle("/svg", "text/html", `<html><body><p>Before <svg width="9"><title>icon title</title><text>drawn label</text></svg> after.</p>
+<SVG viewBox="0 0 1 1"><desc>described</desc><foreignObject><p>foreign text</p></foreignObject><script>x()</script></SVG>
+<p>End.</p></body></html>`)
 	handle("/plain", "text/plain", "just text\n  kept as is <b>\n")
 	handle("/json", "application/json", `{"a": [1, 2]}`)
 	handle("/md", "text/markdown", "# Title\n\n*kept*\n")
@@ -85,17 +113,38 @@ func newWebServer(t *testing.T) *countingServer {
 	mux.HandleFunc("/to-ftp", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "ftp://127.0.0.1/file", http.StatusFound)
 	})
+	// /slow never answers and /stall never finishes its body, until the
+	// client gives up or the test ends.
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
+		case <-s.release:
 		}
+	})
+	mux.HandleFunc("/stall", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "the start")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-s.release:
+		}
+	})
+	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/loop-back", http.StatusFound)
+	})
+	mux.HandleFunc("/loop-back", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/loop", http.StatusFound)
+	})
+	mux.HandleFunc("/self", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/self", http.StatusMovedPermanently)
 	})
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.hits.Add(1)
 		mux.ServeHTTP(w, r)
 	}))
 	t.Cleanup(s.Close)
+	t.Cleanup(func() { close(s.release) }) // runs first: Close waits for the handlers
 	return s
 }
 
@@ -116,6 +165,8 @@ func TestWebFetchReturnsText(t *testing.T) {
 		{"HTML becomes Markdown with absolute links, without scripts or styles", "/page", 0, WebFetchOutput{
 			FinalURL: "/page", Status: 200, ContentType: "text/html",
 			Text: "# Quiver\n\nA **tool** runtime. See [the docs](" + srv.URL + "/docs/intro).\n\n- one\n- two"}},
+		{"svg text is dropped as script and style text is, inline or not, in any case", "/svg", 0, WebFetchOutput{
+			FinalURL: "/svg", Status: 200, ContentType: "text/html", Text: "Before after.\n\nEnd."}},
 		{"plain text is returned as is", "/plain", 0, WebFetchOutput{
 			FinalURL: "/plain", Status: 200, ContentType: "text/plain", Text: "just text\n  kept as is <b>\n"}},
 		{"JSON is returned as is", "/json", 0, WebFetchOutput{
@@ -131,7 +182,7 @@ func TestWebFetchReturnsText(t *testing.T) {
 		{"a redirect is followed and the final URL named", "/redirect", 0, WebFetchOutput{
 			FinalURL: "/page", Status: 200, ContentType: "text/html",
 			Text: "# Quiver\n\nA **tool** runtime. See [the docs](" + srv.URL + "/docs/intro).\n\n- one\n- two"}},
-		{"five redirects are followed", "/hops/5", 0, WebFetchOutput{
+		{"ten redirects are followed", "/hops/10", 0, WebFetchOutput{
 			FinalURL: "/hops/0", Status: 200, ContentType: "text/plain", Text: "arrived"}},
 		{"max_length cuts the text at a character boundary", "/wide", 7, WebFetchOutput{
 			FinalURL: "/wide", Status: 200, ContentType: "text/plain", Text: "ééééééé", Truncated: true}},
@@ -189,12 +240,18 @@ func TestWebFetchErrors(t *testing.T) {
 	}{
 		{"a binary type is refused", WebConfig{AllowPrivate: true}, `{"url": "` + srv.URL + `/image"}`,
 			tool.CodeExecutionFailed, "image/png, which web_fetch does not return"},
-		{"a sixth redirect is refused", WebConfig{AllowPrivate: true}, `{"url": "` + srv.URL + `/hops/6"}`,
-			tool.CodeExecutionFailed, "stopped after 5 redirects"},
-		{"a redirect to another scheme is refused", WebConfig{AllowPrivate: true}, `{"url": "` + srv.URL + `/to-ftp"}`,
-			tool.CodeInvalidArguments, `scheme "ftp" is not supported`},
-		{"a slow server times out", WebConfig{AllowPrivate: true, Timeout: 200 * time.Millisecond}, `{"url": "` + srv.URL + `/slow"}`,
-			tool.CodeTimeout, "took longer than 200ms"},
+		{"an eleventh redirect is refused", WebConfig{AllowPrivate: true}, `{"url": "` + srv.URL + `/hops/11"}`,
+			tool.CodeExecutionFailed, "stopped after 10 redirects (the next, from " + srv.URL + "/hops/1, was to " + srv.URL + "/hops/0)"},
+		{"a redirect loop is refused", WebConfig{AllowPrivate: true}, `{"url": "` + srv.URL + `/loop"}`,
+			tool.CodeExecutionFailed, "redirect loop: " + srv.URL + "/loop-back redirects back to " + srv.URL + "/loop"},
+		{"a redirect to itself is a loop", WebConfig{AllowPrivate: true}, `{"url": "` + srv.URL + `/self"}`,
+			tool.CodeExecutionFailed, "redirect loop"},
+		{"a redirect to another scheme is refused, naming the hop", WebConfig{AllowPrivate: true}, `{"url": "` + srv.URL + `/to-ftp"}`,
+			tool.CodeExecutionFailed, srv.URL + `/to-ftp redirected: url "ftp://127.0.0.1/file": scheme "ftp" is not supported`},
+		{"a server that never answers times out, naming the limit", WebConfig{AllowPrivate: true, Timeout: 200 * time.Millisecond}, `{"url": "` + srv.URL + `/slow"}`,
+			tool.CodeTimeout, "fetching " + srv.URL + "/slow ran into web_fetch's limit of 200ms for one call"},
+		{"a body that never ends times out, naming the limit", WebConfig{AllowPrivate: true, Timeout: 200 * time.Millisecond}, `{"url": "` + srv.URL + `/stall"}`,
+			tool.CodeTimeout, "fetching " + srv.URL + "/stall ran into web_fetch's limit of 200ms for one call"},
 		{"a non-http scheme is refused", WebConfig{}, `{"url": "file:///etc/passwd"}`,
 			tool.CodeInvalidArguments, `scheme "file" is not supported`},
 		{"a relative URL is refused", WebConfig{}, `{"url": "example.com/page"}`,
@@ -243,7 +300,7 @@ func TestWebFetchRefusesPrivateAddresses(t *testing.T) {
 // before connect: the dialer's Control runs on the socket before any
 // packet is sent, so this test sends no traffic to 10.0.0.1.
 func TestWebClientChecksEveryDial(t *testing.T) {
-	client := webClient(WebConfig{}.withDefaults())
+	client := webClient(WebConfig{}.withDefaults(), allowAllURLs)
 	for _, u := range []string{"http://10.0.0.1:9/", "http://169.254.169.254:9/"} {
 		_, err := client.Get(u)
 		var blocked *errBlocked
@@ -255,7 +312,11 @@ func TestWebClientChecksEveryDial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantToolError(t, client.CheckRedirect(redirect, make([]*http.Request, 1)), tool.CodeSandboxViolation, "169.254.169.254")
+	first, err := http.NewRequest(http.MethodGet, "https://example.com/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantToolError(t, client.CheckRedirect(redirect, []*http.Request{first}), tool.CodeSandboxViolation, "https://example.com/ redirected: refused to fetch http://169.254.169.254/latest/meta-data/")
 }
 
 // FuzzCheckFetchURL holds the URL check to its contract on any input: no
@@ -282,4 +343,145 @@ func FuzzCheckFetchURL(f *testing.F) {
 			t.Fatalf("%q accepted with blocked address %s", raw, addr)
 		}
 	})
+}
+
+// silentListener accepts connections and never writes a byte: a TLS
+// handshake with it never completes. Its connections close when the test
+// ends.
+func silentListener(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln
+}
+
+// TestWebFetchNamesTheLimitItRanInto: the servers here never answer, so
+// which limit fires is decided by the configuration, not by timing luck.
+// The generous limits are only a safety net.
+func TestWebFetchNamesTheLimitItRanInto(t *testing.T) {
+	srv := newWebServer(t)
+	silent := "https://" + silentListener(t).Addr().String() + "/"
+
+	t.Run("the connect limit: a TLS handshake that never ends", func(t *testing.T) {
+		cfg := WebConfig{AllowPrivate: true, Timeout: time.Minute, ConnectTimeout: 100 * time.Millisecond}
+		_, err := fetch(t, cfg, fmt.Sprintf(`{"url": %q}`, silent))
+		wantToolError(t, err, tool.CodeTimeout, "fetching "+silent+": no connection within the connect limit of 100ms")
+	})
+	t.Run("the call's own deadline, when it comes before the tool's limit", func(t *testing.T) {
+		wf := newWebFetch()
+		raw, err := tooltest.Validate(wf, fmt.Sprintf(`{"url": %q}`, srv.URL+"/slow"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scope := tool.NewScope(nil, webScope(WebConfig{AllowPrivate: true, Timeout: time.Minute}))
+		defer scope.Close()
+		scope.Provide(tool.URLGateKey.ID, allowAllURLs)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		_, err = wf.Execute(ctx, tool.NewContext("call_test", wf.Name, nil, scope), raw)
+		wantToolError(t, err, tool.CodeTimeout, "fetching "+srv.URL+"/slow ran into the call's deadline")
+	})
+	t.Run("web_search: a backend that never answers", func(t *testing.T) {
+		cfg := WebConfig{SearchURL: srv.URL + "/slow", Timeout: 200 * time.Millisecond}
+		_, err := tooltest.Call(context.Background(), newWebSearch(), webScope(cfg), `{"query": "q"}`)
+		wantToolError(t, err, tool.CodeTimeout, "asking the search backend ran into web_search's limit of 200ms for one call")
+	})
+	t.Run("web_search: the connect limit", func(t *testing.T) {
+		cfg := WebConfig{SearchURL: silent, Timeout: time.Minute, ConnectTimeout: 100 * time.Millisecond}
+		_, err := tooltest.Call(context.Background(), newWebSearch(), webScope(cfg), `{"query": "q"}`)
+		wantToolError(t, err, tool.CodeTimeout, "no connection within the connect limit of 100ms")
+	})
+}
+
+// TestTimedOutKnowsEveryLayer takes real errors from each layer that can
+// notice a timeout (a context deadline, http.Client.Timeout,
+// Transport.ResponseHeaderTimeout and TLSHandshakeTimeout, a dial deadline)
+// and shows each is recognised by its type, not its text. The DNS error is
+// made by hand: no resolver times out on loopback.
+func TestTimedOutKnowsEveryLayer(t *testing.T) {
+	srv := newWebServer(t)
+	silent := "https://" + silentListener(t).Addr().String() + "/"
+	get := func(c *http.Client, ctx context.Context, u string) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := c.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			t.Fatalf("GET %s answered %s; want an error", u, resp.Status)
+		}
+		return err
+	}
+	short := 50 * time.Millisecond
+	bg := context.Background()
+	deadline, cancel := context.WithTimeout(bg, short)
+	defer cancel()
+	cancelled, cancelNow := context.WithCancel(bg)
+	cancelNow()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	refused := closed.URL
+
+	tests := []struct {
+		name string
+		err  func() error
+		want bool
+	}{
+		{"context deadline", func() error { return get(http.DefaultClient, deadline, srv.URL+"/slow") }, true},
+		{"http.Client.Timeout", func() error { return get(&http.Client{Timeout: short}, bg, srv.URL+"/slow") }, true},
+		{"Transport.ResponseHeaderTimeout", func() error {
+			return get(&http.Client{Transport: &http.Transport{ResponseHeaderTimeout: short}}, bg, srv.URL+"/slow")
+		}, true},
+		{"Transport.TLSHandshakeTimeout", func() error {
+			return get(&http.Client{Transport: &http.Transport{TLSHandshakeTimeout: short}}, bg, silent)
+		}, true},
+		{"a dial deadline", func() error {
+			d := &net.Dialer{Deadline: time.Now().Add(-time.Second)}
+			return get(&http.Client{Transport: &http.Transport{DialContext: d.DialContext}}, bg, srv.URL+"/plain")
+		}, true},
+		{"a DNS lookup", func() error { return &net.DNSError{Err: "timeout", Name: "example.com", IsTimeout: true} }, true},
+		{"a refused connection is not a timeout", func() error { return get(http.DefaultClient, bg, refused) }, false},
+		{"a cancellation is not a timeout", func() error { return get(http.DefaultClient, cancelled, srv.URL+"/plain") }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.err()
+			if got := timedOut(err); got != tt.want {
+				t.Errorf("timedOut(%v) = %v, want %v", err, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWebFetchWithoutAGateFetchesNothing(t *testing.T) {
+	srv := newWebServer(t)
+	_, err := fetchUnder(t, WebConfig{AllowPrivate: true}, nil, fmt.Sprintf(`{"url": %q}`, srv.URL+"/plain"))
+	wantToolError(t, err, tool.CodeToolNotAllowed, "none is provided; nothing was fetched")
+	if n := srv.hits.Load(); n != 0 {
+		t.Errorf("the server got %d requests; want none", n)
+	}
 }

@@ -92,12 +92,12 @@ func webSearch(ctx context.Context, tc tool.Context, in WebSearchInput) (*WebSea
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "web_search: [web] search_url %q: %v", cfg.SearchURL, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	ctx, cancel, deadline := webDeadline(ctx, "web_search", cfg.Timeout)
 	defer cancel()
 	body, err := getSearch(ctx, endpoint, cfg)
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, tool.Errorf(tool.CodeTimeout, "web_search: the search backend did not answer within %s; try again later", cfg.Timeout)
+		if timedOut(err) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, webTimeoutError(ctx, "web_search: asking the search backend", cfg, deadline)
 		}
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "web_search: %v", err)
 	}
@@ -148,7 +148,10 @@ func getSearch(ctx context.Context, endpoint string, cfg WebConfig) ([]byte, err
 	}
 	req.Header.Set("User-Agent", cfg.UserAgent)
 	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	transport := webTransport(cfg, nil)
+	transport.Proxy = http.ProxyFromEnvironment
+	defer transport.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: transport}).Do(req)
 	if err != nil {
 		return nil, err
 	}
