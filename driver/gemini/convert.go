@@ -133,35 +133,58 @@ func parts(ps []tool.Part) []*genai.Part {
 	return out
 }
 
-// ModelTurn converts an assistant turn to a model turn: its text, then one
-// functionCall part per call, with the call's thought signature, and its id
-// unless the driver made it up.
+// ModelTurn converts an assistant turn to a model turn, in the order the
+// model produced it: its thought parts (text and thought signature as they
+// came), its text, then one functionCall part per call, with the call's
+// thought signature, and its id unless the driver made it up.
 func ModelTurn(m driver.Message) (*genai.Content, error) {
 	var ps []*genai.Part
-	if text := m.Text(); text != "" {
-		ps = append(ps, genai.NewPartFromText(text))
-	}
-	for _, c := range m.ToolCalls {
-		args := map[string]any{}
-		if c.Arguments != nil {
-			if err := json.Unmarshal(c.Arguments, &args); err != nil {
-				return nil, fmt.Errorf("tool call %q (%s): arguments: %w", c.ID, c.Name, err)
+	var err error
+	driver.Replay(m, driver.ReasoningGemini,
+		func(r driver.Reasoning) {
+			p := &genai.Part{Text: r.Text, Thought: true}
+			if p.ThoughtSignature, err = signature(r.Signature, err); err == nil && p.Text != "" {
+				ps = append(ps, p)
 			}
-		}
-		p := genai.NewPartFromFunctionCall(c.Name, args)
-		if c.Metadata[driver.MetaIDGenerated] != "true" {
-			p.FunctionCall.ID = c.ID
-		}
-		if sig := c.Metadata[driver.MetaThoughtSignature]; sig != "" {
-			b, err := base64.StdEncoding.DecodeString(sig)
+		},
+		func(text string) { ps = append(ps, genai.NewPartFromText(text)) },
+		func(c driver.ToolCall) {
 			if err != nil {
-				return nil, fmt.Errorf("tool call %q (%s): thought signature: %w", c.ID, c.Name, err)
+				return
 			}
-			p.ThoughtSignature = b
-		}
-		ps = append(ps, p)
+			args := map[string]any{}
+			if c.Arguments != nil {
+				if jerr := json.Unmarshal(c.Arguments, &args); jerr != nil {
+					err = fmt.Errorf("tool call %q (%s): arguments: %w", c.ID, c.Name, jerr)
+					return
+				}
+			}
+			p := genai.NewPartFromFunctionCall(c.Name, args)
+			if c.Metadata[driver.MetaIDGenerated] != "true" {
+				p.FunctionCall.ID = c.ID
+			}
+			if p.ThoughtSignature, err = signature(c.Metadata[driver.MetaThoughtSignature], err); err != nil {
+				err = fmt.Errorf("tool call %q (%s): %w", c.ID, c.Name, err)
+			}
+			ps = append(ps, p)
+		})
+	if err != nil {
+		return nil, err
 	}
 	return genai.NewContentFromParts(ps, genai.RoleModel), nil
+}
+
+// signature decodes a thought signature kept as base64; it passes on an
+// earlier error untouched.
+func signature(sig string, prev error) ([]byte, error) {
+	if prev != nil || sig == "" {
+		return nil, prev
+	}
+	b, err := base64.StdEncoding.DecodeString(sig)
+	if err != nil {
+		return nil, fmt.Errorf("thought signature: %w", err)
+	}
+	return b, nil
 }
 
 // ToolResults converts the results of one turn to one user turn of

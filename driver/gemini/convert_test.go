@@ -98,7 +98,8 @@ func TestToolResults(t *testing.T) {
 }
 
 // A response's calls come back through the driver types into the next
-// request: the thought signature is restored on its part, an id Gemini sent
+// request: the thought part goes back first, as it came; the thought
+// signature is restored on its part, an id Gemini sent
 // is kept, one the driver generated is left out, and both results go in one
 // turn.
 func TestRoundTrip(t *testing.T) {
@@ -132,7 +133,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := string(mustJSON(t, contents))
-	want := `[{"parts":[{"text":"Checking."},{"functionCall":{"args":{"city":"Oslo"},"name":"weather"},"thoughtSignature":"` + base64.StdEncoding.EncodeToString(sig) + `"},` +
+	want := `[{"parts":[{"text":"thinking...","thought":true},{"text":"Checking."},{"functionCall":{"args":{"city":"Oslo"},"name":"weather"},"thoughtSignature":"` + base64.StdEncoding.EncodeToString(sig) + `"},` +
 		`{"functionCall":{"id":"fc_7","args":{"city":"Paris"},"name":"weather"}}],"role":"model"},` +
 		`{"parts":[{"functionResponse":{"name":"weather","response":{"output":"4°C"}}},{"functionResponse":{"id":"fc_7","name":"weather","response":{"output":"18°C"}}}],"role":"user"}]`
 	if got != want {

@@ -28,6 +28,13 @@
 // response, anything else is wrapped as {"output": ...}, an error as
 // {"error": ...}, and images ride in the functionResponse's own parts.
 //
+// Thinking. Thought parts (thought: true, the model's thought summary) become
+// driver.Reasoning with the signature that came on them, consecutive parts
+// joined, streamed as driver.EventReasoningDelta, and go back in their place
+// in the model turn. Request.Reasoning turns thinking on: BudgetTokens is
+// thinkingBudget, Effort is thinkingLevel, and either sets includeThoughts;
+// thoughtsTokenCount is the Usage's ReasoningTokens.
+//
 // Streaming. [Accumulator] reads whole calls (args in one part) and the
 // argument streaming of Vertex AI: a call opened by {name, willContinue},
 // values set by partialArgs at RFC 9535 JSON paths (a string continues while

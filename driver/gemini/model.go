@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"strings"
 
 	"github.com/quiverkit/quiver/driver"
 	"google.golang.org/genai"
@@ -64,7 +65,30 @@ func (m *Model) request(req driver.Request) ([]*genai.Content, *genai.GenerateCo
 	if req.MaxTokens > 0 {
 		cfg.MaxOutputTokens = int32(req.MaxTokens)
 	}
+	cfg.ThinkingConfig = thinkingConfig(cfg.ThinkingConfig, req.Reasoning)
 	return contents, &cfg, nil
+}
+
+// thinkingConfig applies the request's reasoning settings over the base
+// config's: a budget is thinkingBudget, an effort is thinkingLevel, and
+// either asks for the thoughts, so that they can be shown.
+func thinkingConfig(base *genai.ThinkingConfig, r driver.ReasoningConfig) *genai.ThinkingConfig {
+	if r.BudgetTokens == 0 && r.Effort == "" {
+		return base
+	}
+	tc := genai.ThinkingConfig{}
+	if base != nil {
+		tc = *base
+	}
+	tc.IncludeThoughts = true
+	if r.BudgetTokens > 0 {
+		b := int32(r.BudgetTokens)
+		tc.ThinkingBudget = &b
+	}
+	if r.Effort != "" {
+		tc.ThinkingLevel = genai.ThinkingLevel(strings.ToUpper(r.Effort))
+	}
+	return &tc
 }
 
 // Generate implements [driver.Model].

@@ -30,6 +30,8 @@ type Accumulator struct {
 	id, model string
 	text      strings.Builder
 	calls     []driver.ToolCall
+	reasoning []driver.Reasoning
+	thinking  bool // the last part was a thought: the next one continues it
 	errs      []error
 	open      *streamCall
 	finish    genai.FinishReason
@@ -102,13 +104,37 @@ func (a *Accumulator) part(p *genai.Part, emit func(driver.Event)) error {
 		return nil
 	}
 	if fc := p.FunctionCall; fc != nil {
+		a.thinking = false
 		return a.functionCall(fc, p.ThoughtSignature, emit)
 	}
-	if p.Text != "" && !p.Thought {
+	if p.Thought {
+		a.thought(p, emit)
+		return nil
+	}
+	a.thinking = false
+	if p.Text != "" {
 		a.text.WriteString(p.Text)
 		emit(driver.Event{Type: driver.EventTextDelta, Delta: p.Text})
 	}
 	return nil
+}
+
+// thought folds a thought part into the turn's reasoning: consecutive
+// thought parts (a streamed thought arrives in pieces) are one, and the
+// signature that closes it is kept as it came.
+func (a *Accumulator) thought(p *genai.Part, emit func(driver.Event)) {
+	if !a.thinking {
+		a.reasoning = append(a.reasoning, driver.Reasoning{Format: driver.ReasoningGemini, Before: len(a.calls)})
+		a.thinking = true
+	}
+	r := &a.reasoning[len(a.reasoning)-1]
+	r.Text += p.Text
+	if len(p.ThoughtSignature) > 0 {
+		r.Signature = base64.StdEncoding.EncodeToString(p.ThoughtSignature)
+	}
+	if p.Text != "" {
+		emit(driver.Event{Type: driver.EventReasoningDelta, Delta: p.Text})
+	}
 }
 
 func (a *Accumulator) functionCall(fc *genai.FunctionCall, sig []byte, emit func(driver.Event)) error {
@@ -231,6 +257,7 @@ func (a *Accumulator) Response() (*driver.Response, error) {
 		ID:                 a.id,
 		Model:              a.model,
 		Text:               a.text.String(),
+		Reasoning:          a.reasoning,
 		ToolCalls:          a.calls,
 		StopReason:         stopReason(a.finish, len(a.calls) > 0),
 		ProviderStopReason: string(a.finish),

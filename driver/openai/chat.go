@@ -2,11 +2,13 @@ package openai
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/shared"
 	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/tool"
@@ -92,6 +94,11 @@ func ChatAssistant(m driver.Message) oai.ChatCompletionMessageParamUnion {
 	if text := m.Text(); text != "" || len(m.ToolCalls) == 0 {
 		a.Content.OfString = param.NewOpt(text)
 	}
+	if len(m.ToolCalls) > 0 {
+		if r, ok := chatReasoning(m); ok {
+			a.SetExtraFields(map[string]any{"reasoning_content": r})
+		}
+	}
 	for _, c := range m.ToolCalls {
 		a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
 			OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
@@ -101,6 +108,34 @@ func ChatAssistant(m driver.Message) oai.ChatCompletionMessageParamUnion {
 		})
 	}
 	return oai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+}
+
+// chatReasoning is the reasoning_content a server sent with m, if it sent
+// any (an empty one included: DeepSeek wants the field back even then).
+func chatReasoning(m driver.Message) (string, bool) {
+	var text string
+	found := false
+	for _, r := range m.Reasoning {
+		if r.Format == driver.ReasoningChat {
+			text += r.Text
+			found = true
+		}
+	}
+	return text, found
+}
+
+// reasoningContent reads the reasoning_content extension field (DeepSeek,
+// xAI, vLLM), which the SDK's types do not name.
+func reasoningContent(extra map[string]respjson.Field) (string, bool) {
+	f, ok := extra["reasoning_content"]
+	if !ok || !f.Valid() {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal([]byte(f.Raw()), &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // ChatToolResults converts results to tool messages, one per result, in
@@ -166,6 +201,9 @@ func ChatResponse(c *oai.ChatCompletion) (*driver.Response, error) {
 		ProviderStopReason: ch.FinishReason,
 		Usage:              chatUsage(c.Usage),
 	}
+	if r, ok := reasoningContent(ch.Message.JSON.ExtraFields); ok {
+		resp.Reasoning = []driver.Reasoning{{Format: driver.ReasoningChat, Text: r}}
+	}
 	return resp, err
 }
 
@@ -187,6 +225,9 @@ func ChatParams(model string, req driver.Request) (oai.ChatCompletionNewParams, 
 	}
 	if req.MaxTokens > 0 {
 		p.MaxCompletionTokens = param.NewOpt(int64(req.MaxTokens))
+	}
+	if e := req.Reasoning.Effort; e != "" {
+		p.ReasoningEffort = shared.ReasoningEffort(e)
 	}
 	return p, nil
 }

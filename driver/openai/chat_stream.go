@@ -17,6 +17,8 @@ import (
 type ChatAccumulator struct {
 	id, model string
 	text      strings.Builder
+	reasoning strings.Builder
+	reasoned  bool // the server sent reasoning_content, even empty
 	calls     []chatCall
 	byIndex   map[int64]int
 	byID      map[string]int
@@ -61,6 +63,13 @@ func (a *ChatAccumulator) Add(chunk *oai.ChatCompletionChunk, emit func(driver.E
 		ch := &chunk.Choices[i]
 		if ch.Index != 0 {
 			continue
+		}
+		if r, ok := reasoningContent(ch.Delta.JSON.ExtraFields); ok {
+			a.reasoned = true
+			if r != "" {
+				a.reasoning.WriteString(r)
+				emit(driver.Event{Type: driver.EventReasoningDelta, Delta: r})
+			}
 		}
 		if d := ch.Delta.Content; d != "" {
 			a.text.WriteString(d)
@@ -146,7 +155,7 @@ func (a *ChatAccumulator) Response() (*driver.Response, error) {
 	if !a.final {
 		return nil, a.truncated()
 	}
-	return &driver.Response{
+	resp := &driver.Response{
 		ID:                 a.id,
 		Model:              a.model,
 		Text:               a.text.String(),
@@ -154,7 +163,11 @@ func (a *ChatAccumulator) Response() (*driver.Response, error) {
 		StopReason:         chatStop(a.finish),
 		ProviderStopReason: a.finish,
 		Usage:              a.usage,
-	}, a.errs
+	}
+	if a.reasoned {
+		resp.Reasoning = []driver.Reasoning{{Format: driver.ReasoningChat, Text: a.reasoning.String()}}
+	}
+	return resp, a.errs
 }
 
 func (a *ChatAccumulator) truncated() error {

@@ -160,7 +160,9 @@ func TestChatRoundTrip(t *testing.T) {
 }
 
 // The same for the Responses API: the call_id is the id, the item id is
-// kept aside, and results go back as function_call_output for the call_id.
+// kept aside, and results go back as function_call_output for the call_id;
+// the reasoning item goes back byte for byte before the call, which keeps
+// its fc_ id.
 func TestResponsesRoundTrip(t *testing.T) {
 	var r responses.Response
 	body := `{"id":"resp_1","object":"response","status":"completed","model":"gpt-test","output":[
@@ -184,7 +186,7 @@ func TestResponsesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := string(marshal(t, input))
-	want := `[{"content":"Checking.","role":"assistant"},{"arguments":"{\"city\":\"Oslo\"}","call_id":"call_a","name":"weather","type":"function_call"},` +
+	want := `[{"type":"reasoning","id":"rs_1","summary":[]},{"content":"Checking.","role":"assistant"},{"arguments":"{\"city\":\"Oslo\"}","call_id":"call_a","name":"weather","id":"fc_1","type":"function_call"},` +
 		`{"output":"4°C","call_id":"call_a","type":"function_call_output"}]`
 	if got != want {
 		t.Errorf("next request's input:\n got %s\nwant %s", got, want)

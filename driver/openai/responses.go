@@ -1,11 +1,14 @@
 package openai
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
 	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -81,22 +84,39 @@ func responsesUser(parts []tool.Part) responses.ResponseInputItemUnionParam {
 	return responses.ResponseInputItemParamOfMessage(content, responses.EasyInputMessageRoleUser)
 }
 
-// ResponsesAssistant converts an assistant turn: its text as an assistant
-// message, then one function_call item per call. The fc_... item id is left
-// out: the API insists on the reasoning item that came with it, which a
-// stateless conversation does not keep.
+// ResponsesAssistant converts an assistant turn in the order the model
+// produced it: each reasoning item exactly as it arrived (id, summary,
+// encrypted_content), the text as an assistant message, and one
+// function_call item per call. A call keeps its fc_... item id only when the
+// turn kept its reasoning items: the API refuses a function_call item whose
+// reasoning item is missing, and takes one without an id.
 func ResponsesAssistant(m driver.Message) []responses.ResponseInputItemUnionParam {
 	var out []responses.ResponseInputItemUnionParam
-	if text := m.Text(); text != "" {
-		out = append(out, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleAssistant))
+	reasoned := false
+	for _, r := range m.Reasoning {
+		reasoned = reasoned || (r.Format == driver.ReasoningResponses && len(r.Raw) > 0)
 	}
-	for _, c := range m.ToolCalls {
-		item := responses.ResponseInputItemParamOfFunctionCall(argumentsText(c), c.ID, c.Name)
-		if c.Metadata[driver.MetaCallerType] == "program" {
-			item.OfFunctionCall.Caller.OfProgram = &responses.ResponseFunctionToolCallCallerProgramParam{CallerID: c.Metadata[driver.MetaCallerID]}
-		}
-		out = append(out, item)
-	}
+	driver.Replay(m, driver.ReasoningResponses,
+		func(r driver.Reasoning) {
+			if len(r.Raw) == 0 {
+				return
+			}
+			item := param.Override[responses.ResponseReasoningItemParam](json.RawMessage(r.Raw))
+			out = append(out, responses.ResponseInputItemUnionParam{OfReasoning: &item})
+		},
+		func(text string) {
+			out = append(out, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleAssistant))
+		},
+		func(c driver.ToolCall) {
+			item := responses.ResponseInputItemParamOfFunctionCall(argumentsText(c), c.ID, c.Name)
+			if id := c.Metadata[driver.MetaItemID]; id != "" && reasoned {
+				item.OfFunctionCall.ID = param.NewOpt(id)
+			}
+			if c.Metadata[driver.MetaCallerType] == "program" {
+				item.OfFunctionCall.Caller.OfProgram = &responses.ResponseFunctionToolCallCallerProgramParam{CallerID: c.Metadata[driver.MetaCallerID]}
+			}
+			out = append(out, item)
+		})
 	return out
 }
 
@@ -137,6 +157,33 @@ func outputItems(parts []tool.Part) responses.ResponseFunctionCallOutputItemList
 		}
 	}
 	return items
+}
+
+// ResponsesReasoning returns the reasoning items of a response, each kept
+// whole as the API sent it, placed among the calls as they came.
+func ResponsesReasoning(r *responses.Response) []driver.Reasoning {
+	var out []driver.Reasoning
+	calls := 0
+	for _, item := range r.Output {
+		switch item.Type {
+		case "function_call":
+			calls++
+		case "reasoning":
+			out = append(out, responsesReasoning(item, calls))
+		}
+	}
+	return out
+}
+
+func responsesReasoning(item responses.ResponseOutputItemUnion, before int) driver.Reasoning {
+	var text string
+	for _, s := range item.Summary {
+		if text != "" {
+			text += "\n\n"
+		}
+		text += s.Text
+	}
+	return driver.Reasoning{Format: driver.ReasoningResponses, Text: text, Raw: json.RawMessage(item.RawJSON()), Before: before}
 }
 
 // ResponsesToolCalls returns the function_call items of a response. The
@@ -188,6 +235,7 @@ func ResponsesResponse(r *responses.Response) (*driver.Response, error) {
 		ID:        r.ID,
 		Model:     string(r.Model),
 		Text:      r.OutputText(),
+		Reasoning: ResponsesReasoning(r),
 		ToolCalls: calls,
 		Usage:     responsesUsage(r.Usage),
 	}
@@ -217,7 +265,28 @@ func ResponsesParams(model string, req driver.Request) (responses.ResponseNewPar
 	if req.MaxTokens > 0 {
 		p.MaxOutputTokens = param.NewOpt(int64(req.MaxTokens))
 	}
+	if e := req.Reasoning.Effort; e != "" {
+		p.Reasoning.Effort = shared.ReasoningEffort(e)
+	}
+	if e := req.Reasoning.Effort; e != "" || IsReasoningModel(model) {
+		// Stateless: nothing is stored, so each reasoning item must carry
+		// its encrypted content to be sent back.
+		p.Store = param.NewOpt(false)
+		p.Include = append(p.Include, responses.ResponseIncludableReasoningEncryptedContent)
+	}
 	return p, nil
+}
+
+// IsReasoningModel reports whether OpenAI's model name is one of its
+// reasoning models (the o-series, gpt-5 and later, codex), which keep their
+// reasoning between turns only on the Responses API.
+func IsReasoningModel(model string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "gpt-6"} {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return strings.Contains(model, "codex")
 }
 
 func responsesStop(r *responses.Response, calls bool) (driver.StopReason, string) {

@@ -17,6 +17,7 @@ type ResponsesAccumulator struct {
 	id, model string
 	text      strings.Builder
 	calls     []responsesCallState
+	reasoning []driver.Reasoning
 	byItem    map[string]int
 	final     *responses.Response // from response.completed or response.incomplete
 }
@@ -59,6 +60,11 @@ func (a *ResponsesAccumulator) Add(ev *responses.ResponseStreamEventUnion, emit 
 			a.calls[pos].doneArgs = ev.Arguments
 		}
 	case "response.output_item.done":
+		if ev.Item.Type == "reasoning" {
+			// The done item is the whole one: its encrypted_content may be
+			// incomplete in output_item.added.
+			a.reasoning = append(a.reasoning, responsesReasoning(ev.Item, len(a.calls)))
+		}
 		if ev.Item.Type == "function_call" {
 			pos, ok := a.byItem[ev.Item.ID]
 			if !ok {
@@ -66,6 +72,12 @@ func (a *ResponsesAccumulator) Add(ev *responses.ResponseStreamEventUnion, emit 
 			}
 			a.calls[pos].item = ev.Item
 			a.close(pos, emit)
+		}
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		emit(driver.Event{Type: driver.EventReasoningDelta, Delta: ev.Delta})
+	case "response.reasoning_summary_part.added":
+		if ev.SummaryIndex > 0 {
+			emit(driver.Event{Type: driver.EventReasoningDelta, Delta: "\n\n"})
 		}
 	case "response.output_text.delta":
 		a.text.WriteString(ev.Delta)
@@ -132,10 +144,14 @@ func (a *ResponsesAccumulator) Response() (*driver.Response, error) {
 	if err := driver.CheckIDs(calls, "call"); err != nil {
 		errs = append(errs, err)
 	}
+	if a.reasoning == nil {
+		a.reasoning = ResponsesReasoning(a.final) // a stream that announced no items
+	}
 	resp := &driver.Response{
 		ID:        firstNonEmpty(a.final.ID, a.id),
 		Model:     firstNonEmpty(string(a.final.Model), a.model),
 		Text:      a.text.String(),
+		Reasoning: a.reasoning,
 		ToolCalls: calls,
 		Usage:     responsesUsage(a.final.Usage),
 	}
