@@ -71,9 +71,5 @@ func (p *Profile) wrap(cmd *exec.Cmd) error {
 	s := launch.Spec{ReadOnly: p.Mode == ReadOnly, Workspace: p.Workspace, Writable: p.Writable,
 		Protected: p.Protected, Network: p.Network, TempDir: p.TempDir,
 		Readable: p.Readable, Limited: p.Readable != nil, Path: cmd.Path, Args: cmd.Args}
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
-	cmd.Env = p.Env(cmd.Env)
 	return launch.Command(s, cmd)
 }

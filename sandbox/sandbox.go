@@ -198,10 +198,14 @@ func ToolError(err error) error {
 // Wrap rewrites cmd so that it starts under p: its program becomes the
 // launcher, the profile travels in its environment, and its SysProcAttr
 // gains the namespaces (fields already set, such as Setpgid, are kept).
-// A relative cmd.Path is taken relative to cmd.Dir.
-// Under an unconfined profile Wrap changes nothing. Where the kernel cannot
+// A relative cmd.Path is taken relative to cmd.Dir. Under every profile,
+// unconfined ones and nil included, cmd's environment gets [Profile.Env]. Where the kernel cannot
 // enforce p, Wrap returns an [*UnavailableError] and cmd must not be run.
 func (p *Profile) Wrap(cmd *exec.Cmd) error {
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = p.Env(cmd.Env)
 	if !p.Confined() {
 		return nil
 	}
@@ -225,13 +229,16 @@ func (p *Profile) Wrap(cmd *exec.Cmd) error {
 	return p.wrap(cmd)
 }
 
-// Env returns env with TMPDIR pointed at the profile's temporary directory,
-// when it has one.
+// Env returns the environment a process started under p gets: env with
+// Quiver's git protections ([GitEnv]) and, when p has one, TMPDIR pointed
+// at its temporary directory. It applies to unconfined profiles too: every
+// git Quiver starts is protected.
 func (p *Profile) Env(env []string) []string {
+	env = GitEnv(env, p != nil && p.Mode == ReadOnly)
 	if p == nil || p.TempDir == "" {
 		return env
 	}
-	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
+	out := slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
 	return append(out, "TMPDIR="+p.TempDir)
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -103,13 +104,18 @@ func gitStatusSummary(ctx context.Context, tc tool.Context, in GitStatusInput) (
 	if err != nil {
 		return nil, err
 	}
-	top, err := runGit(ctx, dir, "rev-parse", "--show-toplevel")
+	box, err := sandbox.For(ctx, tc, ws.Dir())
+	if err != nil {
+		return nil, sandbox.ToolError(err)
+	}
+	box = box.With(sandbox.ReadOnly) // it only reads, whatever the scope
+	top, err := runGit(ctx, box, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, err
 	}
 	root := strings.TrimRight(string(top), "\n")
 	out := &GitStatusOutput{RepositoryRoot: ws.Display(root)}
-	err = streamGit(ctx, root, func(r io.Reader) error { return parsePorcelainV2(r, out) },
+	err = streamGit(ctx, box, root, func(r io.Reader) error { return parsePorcelainV2(r, out) },
 		"status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
 	if err != nil {
 		return nil, err
@@ -141,11 +147,12 @@ func gitDir(ws *workspace.Workspace, p string) (string, error) {
 	return abs, nil
 }
 
-// gitCommand returns a git command that reads only: no optional locks, no
-// fsmonitor hook (a repository's config could name any program), no pager,
-// paths unquoted, messages in English, and the minimal environment.
+// gitCommand returns a git command that reads only: no optional locks,
+// paths unquoted, messages in English, the minimal environment, and the
+// protections every git Quiver starts gets (no fsmonitor, no pager, no
+// hooks: see sandbox.GitEnv) once box wraps it.
 func gitCommand(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	full := append([]string{"-c", "core.fsmonitor=false", "-c", "core.quotepath=off", "--no-pager"}, args...)
+	full := append([]string{"-c", "core.quotepath=off", "--no-pager"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = dir
 	cmd.Env = append(shell.HostEnv(nil), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
@@ -156,9 +163,9 @@ func gitCommand(ctx context.Context, dir string, args ...string) *exec.Cmd {
 }
 
 // runGit runs a git command with a small output and returns its stdout.
-func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+func runGit(ctx context.Context, box *sandbox.Profile, dir string, args ...string) ([]byte, error) {
 	var stdout []byte
-	err := streamGit(ctx, dir, func(r io.Reader) error {
+	err := streamGit(ctx, box, dir, func(r io.Reader) error {
 		var err error
 		stdout, err = io.ReadAll(io.LimitReader(r, 1<<20))
 		return err
@@ -166,11 +173,15 @@ func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	return stdout, err
 }
 
-// streamGit runs git and hands its stdout to consume as it is produced.
-func streamGit(ctx context.Context, dir string, consume func(io.Reader) error, args ...string) error {
+// streamGit runs git under box and hands its stdout to consume as it is
+// produced.
+func streamGit(ctx context.Context, box *sandbox.Profile, dir string, consume func(io.Reader) error, args ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	cmd := gitCommand(ctx, dir, args...)
+	if err := box.Wrap(cmd); err != nil {
+		return sandbox.ToolError(err)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 8 << 10}
 	stdout, err := cmd.StdoutPipe()

@@ -53,15 +53,13 @@ func Run(ctx context.Context, p Process) (Outcome, error) {
 	cmd.Dir, cmd.Env, cmd.Stdin = p.Dir, p.Env, p.Stdin
 	cmd.WaitDelay = waitDelay
 	ownGroup(cmd)
-	if p.Sandbox.Confined() {
-		box, remove, err := p.Sandbox.WithTempDir()
-		if err != nil {
-			return Outcome{}, err
-		}
-		defer remove()
-		if err := box.Wrap(cmd); err != nil {
-			return Outcome{}, err
-		}
+	box, remove, err := p.Sandbox.WithTempDir()
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer remove()
+	if err := box.Wrap(cmd); err != nil {
+		return Outcome{}, err
 	}
 	stdout := shell.NewSpool(captureBudget, nil)
 	stderr := stdout
@@ -69,7 +67,7 @@ func Run(ctx context.Context, p Process) (Outcome, error) {
 		stderr = shell.NewSpool(captureBudget, nil)
 	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err := cmd.Run()
+	err = cmd.Run()
 	if errors.Is(err, exec.ErrWaitDelay) {
 		// The program exited but something it started still holds the
 		// output: a child left running in its group. End it too.
