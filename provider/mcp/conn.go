@@ -14,6 +14,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 // conn is one running session with the server: for a command, one process.
@@ -22,6 +24,8 @@ type conn struct {
 	cmd     *exec.Cmd // nil for a URL server
 	stderr  *tail
 	started time.Time
+
+	removeTmp func() // removes the server's sandbox TMPDIR
 
 	closeOnce sync.Once
 	closeErr  error
@@ -32,13 +36,16 @@ type conn struct {
 // start starts the server and completes the initialize handshake within
 // ctx. A server that fails is stopped before start returns.
 func (p *Provider) start(ctx context.Context) (*conn, error) {
-	c := &conn{stderr: newTail(4 << 10), started: time.Now(), done: make(chan struct{})}
+	c := &conn{stderr: newTail(4 << 10), started: time.Now(), done: make(chan struct{}), removeTmp: func() {}}
 	var transport sdk.Transport
 	if p.cfg.Command != "" {
 		if d := depth(); d >= MaxDepth {
 			return nil, fmt.Errorf("not started: Quiver is already %d MCP servers deep (%s=%d); does the server start Quiver with this same configuration?", d, depthVar, d)
 		}
 		c.cmd = p.command(c.stderr)
+		if err := p.confine(c); err != nil {
+			return nil, err
+		}
 		transport = &sdk.CommandTransport{Command: c.cmd, TerminateDuration: 2 * time.Second}
 	} else {
 		transport = &sdk.StreamableClientTransport{Endpoint: p.cfg.URL, HTTPClient: p.httpClient(), MaxRetries: 2}
@@ -58,6 +65,7 @@ func (p *Provider) start(ctx context.Context) (*conn, error) {
 			killGroup(c.cmd)
 			c.cmd.Wait()
 		}
+		c.removeTmp()
 		return nil, c.describeErr(ctx, fmt.Errorf("start: %w", err))
 	}
 	c.sess = sess
@@ -81,6 +89,36 @@ func (p *Provider) command(stderr *tail) *exec.Cmd {
 	cmd.WaitDelay = 500 * time.Millisecond
 	setGroup(cmd)
 	return cmd
+}
+
+// confine wraps the server's command in its sandbox profile, with a
+// temporary directory of its own that lives as long as the server.
+func (p *Provider) confine(c *conn) error {
+	c.removeTmp = func() {}
+	if p.cfg.NoSandbox {
+		return nil
+	}
+	box := p.cfg.Sandbox
+	if box == nil {
+		dir := p.cfg.Dir
+		if dir == "" {
+			dir = "."
+		}
+		var err error
+		if box, err = sandbox.Default(dir); err != nil {
+			return err
+		}
+	}
+	box, remove, err := box.WithTempDir()
+	if err != nil {
+		return err
+	}
+	if err := box.Wrap(c.cmd); err != nil {
+		remove()
+		return fmt.Errorf("not started: %w", err)
+	}
+	c.removeTmp = remove
+	return nil
 }
 
 // MaxDepth bounds how deep stdio MCP servers may nest: a Quiver started as
@@ -197,6 +235,7 @@ func (c *conn) close(graceful bool) error {
 		if c.cmd != nil && c.cmd.Process != nil {
 			killGroup(c.cmd)
 		}
+		c.removeTmp()
 	})
 	return c.closeErr
 }

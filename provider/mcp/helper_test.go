@@ -34,7 +34,9 @@ func testServer(t *testing.T, name, mode string) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Config{Name: name, Command: exe, Env: map[string]string{"QUIVER_TEST_MCP_SERVER": mode},
+	// Dir is the server's workspace: under the sandbox, the only place it may
+	// write.
+	return Config{Name: name, Command: exe, Dir: t.TempDir(), Env: map[string]string{"QUIVER_TEST_MCP_SERVER": mode},
 		Timeout: 10 * time.Second, StartTimeout: 20 * time.Second}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/quiverkit/quiver/provider"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -47,6 +48,13 @@ type Config struct {
 	// Risk, when set, is the risk of every tool of the server; else a tool is
 	// low-risk when it says it is read-only, high-risk otherwise.
 	Risk tool.Risk
+
+	// Sandbox confines a stdio server like every process Quiver starts
+	// (package sandbox): nil means sandbox.Default for Dir (workspace-write,
+	// network off). NoSandbox runs it unconfined: the operator's opt-out for
+	// a server that needs the network or writes elsewhere.
+	Sandbox   *sandbox.Profile
+	NoSandbox bool
 
 	// Logger receives the provider's events and the server's stderr lines
 	// (at debug level); default discard.

@@ -294,7 +294,7 @@ func TestFailingServersAreReportedAndContained(t *testing.T) {
 func TestCloseStopsTheWholeProcessGroup(t *testing.T) {
 	t.Parallel()
 	cfg := testServer(t, "wrapped", "tools")
-	pidFile := filepath.Join(t.TempDir(), "pid")
+	pidFile := filepath.Join(cfg.Dir, "pid")
 	// The server leaves a child of its own running, which exiting does not
 	// stop: only killing the group does.
 	cfg.Env["QUIVER_TEST_PID_FILE"] = pidFile
@@ -358,5 +358,35 @@ func TestExpandOnlyBracedVariables(t *testing.T) {
 		if got := expand(tt.in); got != tt.want {
 			t.Errorf("expand(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestServerSandbox: a stdio server runs confined to its workspace unless
+// the operator opts it out.
+func TestServerSandbox(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name      string
+		noSandbox bool
+		wantWrite bool
+	}{
+		{"confined by default", false, false},
+		{"opted out", true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := testServer(t, "wrapped", "tools")
+			outside := filepath.Join(t.TempDir(), "pid")
+			cfg.Env["QUIVER_TEST_PID_FILE"] = outside
+			cfg.NoSandbox = tt.noSandbox
+			p := newProvider(t, cfg)
+			_, err := p.Tools(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, statErr := os.Stat(outside)
+			if wrote := statErr == nil; wrote != tt.wantWrite {
+				t.Errorf("server wrote outside its workspace: %v, want %v", wrote, tt.wantWrite)
+			}
+		})
 	}
 }
