@@ -485,3 +485,49 @@ func TestWebFetchWithoutAGateFetchesNothing(t *testing.T) {
 		t.Errorf("the server got %d requests; want none", n)
 	}
 }
+
+// FuzzCheckRedirect holds the redirect check to its contract for any
+// Location a server may send: whatever it lets through is an http or https
+// URL without credentials, with no literal address in a blocked range, and
+// on no host the policy denies (blocked.example and its subdomains, in any
+// spelling Go's URL parser accepts).
+func FuzzCheckRedirect(f *testing.F) {
+	for _, s := range []string{"https://example.com/next", "/relative", "//blocked.example/x", "HTTP://Blocked.Example./",
+		"http://sub.blocked.example:8080/", "ftp://example.com/", "http://u:p@example.com/", "http://169.254.169.254/",
+		"http://[::ffff:a9fe:a9fe]/", "https://blocked.example%2e/", "http://blocked%2eexample/", "http://0x7f.1/"} {
+		f.Add(s)
+	}
+	pol, err := policy.New(policy.Config{Default: policy.Allow, Deny: []string{"web_fetch(domain:blocked.example)"}}, policy.WorkspaceWrite)
+	if err != nil {
+		f.Fatal(err)
+	}
+	gate := pol.URLGate(newWebFetch(), tool.RiskLow, policy.Verdict{Decision: policy.Allow}, false)
+	cfg := WebConfig{}.withDefaults()
+	base, err := http.NewRequest(http.MethodGet, "https://start.example/page", nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, location string) {
+		u, err := base.URL.Parse(location) // as net/http resolves a Location
+		if err != nil {
+			return
+		}
+		req := &http.Request{Method: http.MethodGet, URL: u}
+		if err := checkRedirect(req, []*http.Request{base}, cfg, gate); err != nil {
+			if tool.CodeOf(err) == "" {
+				t.Fatalf("%q: error %v is not a *tool.Error", location, err)
+			}
+			return
+		}
+		host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+		switch {
+		case u.Scheme != "http" && u.Scheme != "https", u.User != nil:
+			t.Fatalf("%q followed as %s", location, u)
+		case host == "blocked.example" || strings.HasSuffix(host, ".blocked.example"):
+			t.Fatalf("%q followed to the denied host %q", location, host)
+		}
+		if addr, err := netip.ParseAddr(u.Hostname()); err == nil && blockedAddr(addr) != "" {
+			t.Fatalf("%q followed to the blocked address %s", location, addr)
+		}
+	})
+}
