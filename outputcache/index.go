@@ -80,7 +80,7 @@ func (x *LineIndex) Meta(ref string, info Info) Meta {
 		offsets = []int64{0}
 	}
 	return Meta{
-		Ref: ref, Tool: info.Tool, CallID: info.CallID,
+		Ref: ref, Tool: info.Tool, CallID: info.CallID, Numbered: info.Numbered,
 		Size: x.size, Lines: x.Lines(),
 		IndexEvery: IndexEvery, Index: append([]int64(nil), offsets...),
 	}

@@ -20,6 +20,17 @@ var Key = tool.Key[Store]{ID: "quiver.outputcache", Shared: true}
 type Info struct {
 	Tool   string // the tool that produced it
 	CallID string // the call's id; ref ids stay unique even when call ids repeat
+	// Numbered says that the output's lines carry line numbers of their own
+	// (read_file's), so that a reader shows them as they are rather than
+	// numbering them again.
+	Numbered bool
+}
+
+// NumberedLines is implemented by a tool's typed output whose rendered text
+// numbers its lines already, as read_file's does. [Trim] records it in the
+// stored output's [Info].
+type NumberedLines interface {
+	LinesNumbered() bool
 }
 
 // Store keeps outputs behind reference ids. [MemoryStore] and [DirStore] are
@@ -63,6 +74,8 @@ type Meta struct {
 	Size    int64     `json:"size"`              // bytes stored
 	Lines   int64     `json:"lines"`             // lines stored; a last line without a newline counts
 	Dropped int64     `json:"dropped,omitempty"` // bytes written past the store's limit, not kept
+	// Numbered is Info.Numbered: the lines carry numbers of their own.
+	Numbered bool `json:"numbered,omitempty"`
 	// Index holds the byte offset at which every IndexEvery-th line starts
 	// (0-based line 0, IndexEvery, 2*IndexEvery...).
 	IndexEvery int     `json:"index_every"`

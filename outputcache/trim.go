@@ -84,7 +84,7 @@ func Trim(ctx context.Context, store Store, budget Budget, toolName, callID stri
 	}
 	ref, storeErr := res.OutputRef, error(nil)
 	if ref == "" && store != nil {
-		ref, storeErr = storeResult(ctx, store, Info{Tool: toolName, CallID: callID}, res)
+		ref, storeErr = storeResult(ctx, store, Info{Tool: toolName, CallID: callID, Numbered: linesNumbered(res)}, res)
 	}
 	note := keptNote(ref, store, storeErr)
 	view := trimText(renderParts(res, false), b, note)
@@ -96,6 +96,13 @@ func Trim(ctx context.Context, store Store, budget Budget, toolName, callID stri
 	}
 	res.Parts, res.OutputRef = parts, ref
 	return res, storeErr
+}
+
+// linesNumbered reports whether res's typed output says its text numbers its
+// lines already ([NumberedLines]).
+func linesNumbered(res tool.Result) bool {
+	n, ok := res.Output.(NumberedLines)
+	return ok && n.LinesNumbered()
 }
 
 // keptNote is the end of the marker: where the full output is, or why it
