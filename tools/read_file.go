@@ -64,6 +64,9 @@ func newReadFile() *tool.Tool {
 }
 
 func readFile(ctx context.Context, tc tool.Context, in ReadFileInput) (*ReadFileOutput, error) {
+	if err := checkFileSpelling(in.Path); err != nil {
+		return nil, err
+	}
 	ws, err := workspace.From(ctx, tc)
 	if err != nil {
 		return nil, err
@@ -93,6 +96,20 @@ func readFile(ctx context.Context, tc tool.Context, in ReadFileInput) (*ReadFile
 	out.ContentSHA256 = hex.EncodeToString(h.Sum(nil))
 	recordRead(ctx, tc, out.Path, out.ContentSHA256)
 	return out, nil
+}
+
+// checkFileSpelling refuses a path spelled as a directory — a trailing slash,
+// or a last element "." or ".." — for a tool that works on a file. The
+// workspace cleans paths lexically, so "a.txt/" would otherwise open a.txt,
+// where the system refuses it (ENOTDIR): a path means the same to Quiver as
+// to the programs the model also runs.
+func checkFileSpelling(p string) error {
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	if base != "" && base != "." && base != ".." {
+		return nil
+	}
+	return tool.Errorf(tool.CodeInvalidArguments, "field \"path\": %q names a directory (it ends in a slash, \".\" or \"..\"); this tool works on a file: give the file's path without a trailing slash", p).
+		WithDetail("field", "path")
 }
 
 // sniffImage returns the MIME type of an image format models accept.
@@ -239,6 +256,11 @@ func formatLine(n int, text []byte) string {
 	}
 	return num + "\t" + s + "\n"
 }
+
+// LinesNumbered reports that the rendered text numbers its lines already
+// (images aside), so that tool_output_cache does not number them again
+// (outputcache.NumberedLines).
+func (o *ReadFileOutput) LinesNumbered() bool { return o != nil && o.Image == nil }
 
 // Render shows the numbered lines, and says how to continue when cut.
 func (o *ReadFileOutput) Render() tool.Result {

@@ -32,11 +32,14 @@ type CacheReadInput struct {
 
 // CacheReadOutput is tool_output_cache's typed output.
 type CacheReadOutput struct {
-	RefID      string `json:"ref_id"`
-	Tool       string `json:"tool,omitempty"` // the tool whose output this is
-	Content    string `json:"content"`        // numbered lines, cat -n style
-	StartLine  int64  `json:"start_line"`     // first line shown (0 when none)
-	EndLine    int64  `json:"end_line"`       // last line shown (0 when none)
+	RefID string `json:"ref_id"`
+	Tool  string `json:"tool,omitempty"` // the tool whose output this is
+	// Content is the lines numbered cat -n style, or as stored when the
+	// output numbers its lines already (Numbered).
+	Content    string `json:"content"`
+	Numbered   bool   `json:"numbered,omitempty"`
+	StartLine  int64  `json:"start_line"` // first line shown (0 when none)
+	EndLine    int64  `json:"end_line"`   // last line shown (0 when none)
 	TotalLines int64  `json:"total_lines"`
 	Size       int64  `json:"size"`
 	Truncated  bool   `json:"truncated"`             // lines after end_line exist and were not shown
@@ -46,6 +49,10 @@ type CacheReadOutput struct {
 	// store never had it.
 	DroppedBytes int64 `json:"dropped_bytes,omitempty"`
 }
+
+// read_file's output numbers its lines; stored, it is shown without a
+// second number.
+var _ outputcache.NumberedLines = (*ReadFileOutput)(nil)
 
 // ToolOutputCache is a typed reference to tool_output_cache, for quiver.Call.
 var ToolOutputCache = tool.RefTo[CacheReadInput, *CacheReadOutput](outputcache.ReadTool)
@@ -81,22 +88,37 @@ func readCachedOutput(ctx context.Context, tc tool.Context, in CacheReadInput) (
 	if err != nil {
 		return nil, cacheError(in.RefID, err)
 	}
-	res := &CacheReadOutput{RefID: in.RefID, Tool: out.Tool, TotalLines: out.Lines, Size: out.Size,
+	res := &CacheReadOutput{RefID: in.RefID, Tool: out.Tool, TotalLines: out.Lines, Size: out.Size, Numbered: out.Numbered,
 		DroppedBytes: out.Dropped, NextOffset: page.Next, Truncated: page.Next != 0}
-	var b strings.Builder
-	for _, l := range page.Lines {
-		b.WriteString(cacheNumberLine(l.N, '\t', l.Text))
-		if l.CutAfter > 0 {
-			res.CutLines++
-			fmt.Fprintf(&b, " [... line %d continues for %d more bytes; search in it with %s ...]", l.N, l.CutAfter, outputcache.GrepTool)
-		}
-		b.WriteByte('\n')
-	}
-	res.Content = b.String()
+	res.Content, res.CutLines = renderCachePage(page.Lines, out.Numbered)
 	if n := len(page.Lines); n > 0 {
 		res.StartLine, res.EndLine = page.Lines[0].N, page.Lines[n-1].N
 	}
 	return res, nil
+}
+
+// renderCachePage writes lines cat -n style, or as they are when they carry
+// numbers of their own, and returns how many were shown only in part.
+func renderCachePage(lines []outputcache.Line, numbered bool) (string, int) {
+	var b strings.Builder
+	cut := 0
+	which := "line"
+	if numbered {
+		which = "stored line" // the number shown is the tool's own
+	}
+	for _, l := range lines {
+		if numbered {
+			b.WriteString(strings.ToValidUTF8(l.Text, "\uFFFD"))
+		} else {
+			b.WriteString(cacheNumberLine(l.N, '\t', l.Text))
+		}
+		if l.CutAfter > 0 {
+			cut++
+			fmt.Fprintf(&b, " [... %s %d continues for %d more bytes; search in it with %s ...]", which, l.N, l.CutAfter, outputcache.GrepTool)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String(), cut
 }
 
 // openCachedOutput opens ref in the toolkit's output cache.
@@ -145,13 +167,18 @@ func cacheNumberLine(n int64, sep byte, text string) string {
 func (o *CacheReadOutput) Render() tool.Result {
 	var b strings.Builder
 	b.WriteString(o.Content)
+	lines := "lines"
+	if o.Numbered {
+		// The numbers shown are the tool's own; offset counts stored lines.
+		lines = "stored lines (numbered by " + o.Tool + ")"
+	}
 	switch {
 	case o.TotalLines == 0:
 		fmt.Fprintf(&b, "(output %s is empty)\n", o.RefID)
 	case o.Truncated:
-		fmt.Fprintf(&b, "(lines %d-%d of %d; continue with offset=%d)\n", o.StartLine, o.EndLine, o.TotalLines, o.NextOffset)
+		fmt.Fprintf(&b, "(%s %d-%d of %d; continue with offset=%d)\n", lines, o.StartLine, o.EndLine, o.TotalLines, o.NextOffset)
 	default:
-		fmt.Fprintf(&b, "(lines %d-%d of %d: the end of the output)\n", o.StartLine, o.EndLine, o.TotalLines)
+		fmt.Fprintf(&b, "(%s %d-%d of %d: the end of the output)\n", lines, o.StartLine, o.EndLine, o.TotalLines)
 	}
 	if o.DroppedBytes > 0 {
 		fmt.Fprintf(&b, "(the tool wrote %d more bytes after these, past the cache's size limit; they were not kept)\n", o.DroppedBytes)

@@ -148,3 +148,44 @@ func TestToolOutputCacheOnAnOutputStillBeingWritten(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestToolOutputCacheKeepsReadFileNumbers: a read_file answer numbers its
+// lines already; stored by the pipeline's cache step and read back, its lines
+// show read_file's numbers once, not a second number in front — in a memory
+// store, and in a directory store opened again as a later process would.
+func TestToolOutputCacheKeepsReadFileNumbers(t *testing.T) {
+	env := newFileEnv(t, t.TempDir())
+	env.write("big.txt", lineRange(1, 300))
+	res := env.runOK(newReadFile(), `{"path":"big.txt","offset":100,"limit":150}`)
+	dir := t.TempDir()
+	stores := map[string]func() outputcache.Store{
+		"memory": func() outputcache.Store { return outputcache.NewMemoryStore(outputcache.MemoryOptions{}) },
+		"dir": func() outputcache.Store {
+			s, err := outputcache.NewDirStore(outputcache.DirOptions{Dir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
+	}
+	for name, open := range stores {
+		t.Run(name, func(t *testing.T) {
+			store := open()
+			trimmed, err := outputcache.Trim(context.Background(), store, outputcache.Budget{MaxLines: 20}, "read_file", "c1", res)
+			if err != nil || trimmed.OutputRef == "" {
+				t.Fatalf("read_file's answer was not stored: ref %q, %v", trimmed.OutputRef, err)
+			}
+			if name == "dir" {
+				store = open() // a later process
+			}
+			got, err := newCacheEnv(t, store).run(newToolOutputCache(), jsonArgs(map[string]any{"ref_id": trimmed.OutputRef, "offset": 3, "limit": 2}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "   102\tline 102\n   103\tline 103\n(stored lines (numbered by read_file) 3-4 of 151; continue with offset=5)"
+			if diff := cmp.Diff(want, got.String()); diff != "" {
+				t.Errorf("tool_output_cache view (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
