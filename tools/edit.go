@@ -102,6 +102,9 @@ const maxEditBytes = 128 << 20
 // writes the result atomically unless dryRun. The first op may create the
 // file (empty old_string, file absent).
 func runEdits(ctx context.Context, tc tool.Context, p string, ops []editOp, expectedSum string, dryRun bool) (*editResult, error) {
+	if err := checkFileSpelling(p); err != nil {
+		return nil, err
+	}
 	ws, rel, err := writablePath(ctx, tc, p)
 	if err != nil {
 		return nil, err
