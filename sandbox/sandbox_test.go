@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quiverkit/quiver/sandbox"
 )
@@ -59,6 +60,16 @@ func TestWorkspaceWrite(t *testing.T) {
 	}
 	defer ln.Close()
 	addr := ln.Addr().String()
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	udpAddr := udp.LocalAddr().String()
+	before, err := os.Stat(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		script string
@@ -74,6 +85,13 @@ func TestWorkspaceWrite(t *testing.T) {
 		{"git objects", "mkdir -p .git/objects && echo x > .git/objects/o", true},
 		{"tcp to loopback", "exec 3<>/dev/tcp/" + strings.Replace(addr, ":", "/", 1), false},
 		{"tmpdir", `echo x > "$TMPDIR/t"`, true},
+		{"chmod outside", "chmod 777 " + outside, false},
+		{"touch -d outside", "touch -d 2000-01-01 " + outside, false},
+		// The namespace has a loopback of its own: the datagram is sent, but
+		// never reaches the host's listener (checked below).
+		{"udp to the host's loopback", "exec 3<>/dev/udp/" + strings.Replace(udpAddr, ":", "/", 1) + " && echo x >&3", true},
+		{"own loopback", "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); s.listen(); c=socket.create_connection(s.getsockname()); print(\"ok\")'", true},
+		{"chmod inside", "chmod 700 in.txt", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,6 +115,42 @@ func TestWorkspaceWrite(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("outside changed: %v", entries)
+	}
+	if fi, err := os.Stat(outside); err != nil || fi.Mode() != before.Mode() || !fi.ModTime().Equal(before.ModTime()) {
+		t.Errorf("outside's mode or time changed: %v %v, was %v %v", fi.Mode(), fi.ModTime(), before.Mode(), before.ModTime())
+	}
+	udp.SetReadDeadline(time.Now()) // nothing may be waiting: read without blocking
+	if n, from, err := udp.ReadFrom(make([]byte, 16)); err == nil {
+		t.Errorf("the host's UDP listener received %d bytes from %v", n, from)
+	}
+	if tl, ok := ln.(*net.TCPListener); ok {
+		tl.SetDeadline(time.Now())
+		if c, err := tl.Accept(); err == nil {
+			c.Close()
+			t.Error("the host's TCP listener was contacted")
+		}
+	}
+}
+
+// TestReadOnly: the read-only profile writes nothing, not even in the
+// workspace, but reads and /dev/null work.
+func TestReadOnly(t *testing.T) {
+	p, ws, _ := profile(t, sandbox.ReadOnly, sandbox.Config{})
+	for _, tt := range []struct {
+		script string
+		wantOK bool
+	}{
+		{"cat quiver.toml > /dev/null", true},
+		{"echo x > in.txt", false},
+		{"mkdir d", false},
+		{"chmod 600 quiver.toml", false},
+		{"rm quiver.toml", false},
+		{"ln -s x l", false},
+	} {
+		out, err := run(t, p, ws, "bash", "-c", tt.script)
+		if (err == nil) != tt.wantOK {
+			t.Errorf("%s: err %v, want ok %v; output %s", tt.script, err, tt.wantOK, out)
+		}
 	}
 }
 

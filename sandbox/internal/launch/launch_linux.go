@@ -11,6 +11,7 @@
 package launch
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -161,22 +162,57 @@ func (p *Spec) confine() error {
 	return dropCapabilities()
 }
 
-// protect bind-mounts every protected path read-only over itself, and
-// every directory between it and its writable root over itself, so that
-// neither can be written, renamed or removed. Paths that do not exist are
-// skipped (see the package doc).
+// protect makes the file system read-only outside the writable roots, and
+// the protected paths read-only inside them. Landlock already refuses
+// writes there, but not chmod, chown, utimes or xattrs, which a read-only
+// mount does refuse. So:
+//
+//  1. each writable root is bind-mounted over itself (it keeps its own,
+//     writable, mount);
+//  2. each protected path is bind-mounted read-only over itself, and each
+//     directory between it and its writable root is bind-mounted over
+//     itself, which makes it a mount point that cannot be renamed or
+//     removed (EBUSY) — otherwise `mv .git x && mkdir .git` would swap the
+//     protected files out. Protected paths that do not exist are skipped
+//     (see the package doc);
+//  3. every other mount is remounted read-only.
 func (p *Spec) protect() error {
-	if p.ReadOnly || len(p.Protected) == 0 {
-		return nil // nothing is writable, so nothing needs mounting
-	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making the mounts private: %w", err)
 	}
-	pinned := map[string]bool{}
+	var roots []string
+	if !p.ReadOnly {
+		roots = p.writableRoots()
+		for _, root := range roots {
+			if err := bindSelf(root, false, ""); err != nil && !errors.Is(err, unix.ENOENT) {
+				return err
+			}
+		}
+		if err := p.protectPaths(); err != nil {
+			return err
+		}
+	}
+	if err := readOnlyExcept(roots); err != nil {
+		return err
+	}
+	// The working directory still points into the mounts as they were: enter
+	// it again by name, through the new ones.
+	if wd, err := os.Getwd(); err == nil {
+		if err := os.Chdir(wd); err != nil {
+			return fmt.Errorf("re-entering %s: %w", wd, err)
+		}
+	}
+	return nil
+}
+
+// protectPaths bind-mounts the protected paths read-only (step 2 of
+// protect).
+func (p *Spec) protectPaths() error {
 	// Parents first: a child inside a read-only parent is then left alone
 	// rather than pinned writable.
 	paths := slices.Clone(p.Protected)
 	slices.SortFunc(paths, func(a, b string) int { return len(a) - len(b) })
+	pinned := map[string]bool{}
 	for _, path := range paths {
 		root := p.writableRootOf(path)
 		if root == "" {
@@ -190,7 +226,7 @@ func (p *Spec) protect() error {
 				continue
 			}
 			pinned[dir] = true
-			if err := bindSelf(dir, false); err != nil {
+			if err := bindSelf(dir, false, ""); err != nil {
 				return err
 			}
 		}
@@ -198,11 +234,42 @@ func (p *Spec) protect() error {
 			continue // already read-only as part of a protected parent
 		}
 		pinned[path] = true
-		if err := bindSelf(path, true); err != nil {
+		if err := bindSelf(path, true, ""); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// readOnlyExcept remounts read-only every mount that is not inside one of
+// roots (step 3 of protect). A mount hidden under another cannot be reached
+// by its path, and needs no remount.
+func readOnlyExcept(roots []string) error {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return fmt.Errorf("reading the mounts: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 {
+			continue
+		}
+		point, opts := unescapeMount(fields[4]), fields[5]
+		if slices.ContainsFunc(roots, func(r string) bool { return within(r, point) }) || hasOpt(opts, "ro") {
+			continue
+		}
+		err := remount(point, true, opts)
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EINVAL) {
+			continue // hidden, or unreachable by this path
+		}
+		if err != nil {
+			return fmt.Errorf("making %s read-only: %w", point, err)
+		}
+	}
+	return sc.Err()
 }
 
 // writableRootOf returns the writable root path lies in, or "".
@@ -230,33 +297,78 @@ func within(root, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
 
-// bindSelf bind-mounts path over itself, read-only if ro. The flags the
-// kernel locked on the mount underneath (nosuid, nodev, noexec...) must be
-// repeated in the read-only remount, or a user namespace is refused it.
-func bindSelf(path string, ro bool) error {
+// bindSelf bind-mounts path over itself, read-only if ro.
+func bindSelf(path string, ro bool, opts string) error {
 	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return fmt.Errorf("protecting %s: bind mount: %w", path, err)
 	}
 	if !ro {
 		return nil
 	}
-	var st unix.Statfs_t
-	if err := unix.Statfs(path, &st); err != nil {
-		return fmt.Errorf("protecting %s: %w", path, err)
-	}
-	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
-	for _, f := range []struct{ st, ms uintptr }{
-		{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
-		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
-	} {
-		if uintptr(st.Flags)&f.st != 0 {
-			flags |= f.ms
-		}
-	}
-	if err := unix.Mount("", path, "", flags, ""); err != nil {
+	if err := remount(path, true, ""); err != nil {
 		return fmt.Errorf("protecting %s: read-only remount: %w", path, err)
 	}
 	return nil
+}
+
+// remount remounts the mount at path read-only. The flags the kernel locked
+// on a mount that came from the parent namespace (nosuid, nodev, noexec,
+// the atime ones) must be repeated, or a user namespace is refused the
+// remount: they are taken from opts (mountinfo's options of the mount) or,
+// when opts is empty, from statfs.
+func remount(path string, ro bool, opts string) error {
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT)
+	if ro {
+		flags |= unix.MS_RDONLY
+	}
+	if opts == "" {
+		var st unix.Statfs_t
+		if err := unix.Statfs(path, &st); err != nil {
+			return err
+		}
+		for _, f := range []struct {
+			st   uintptr
+			name string
+		}{{unix.ST_NOSUID, "nosuid"}, {unix.ST_NODEV, "nodev"}, {unix.ST_NOEXEC, "noexec"},
+			{unix.ST_NOATIME, "noatime"}, {unix.ST_NODIRATIME, "nodiratime"}, {unix.ST_RELATIME, "relatime"}} {
+			if uintptr(st.Flags)&f.st != 0 {
+				opts += "," + f.name
+			}
+		}
+	}
+	for _, f := range []struct {
+		name string
+		ms   uintptr
+	}{{"nosuid", unix.MS_NOSUID}, {"nodev", unix.MS_NODEV}, {"noexec", unix.MS_NOEXEC},
+		{"noatime", unix.MS_NOATIME}, {"nodiratime", unix.MS_NODIRATIME}, {"relatime", unix.MS_RELATIME}} {
+		if hasOpt(opts, f.name) {
+			flags |= f.ms
+		}
+	}
+	return unix.Mount("", path, "", flags, "")
+}
+
+func hasOpt(opts, name string) bool {
+	return slices.Contains(strings.Split(opts, ","), name)
+}
+
+// unescapeMount decodes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // dropCapabilities empties every capability set of this thread, its
