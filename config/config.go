@@ -171,6 +171,9 @@ type CustomParam struct {
 // ScriptTools is [tools.scripts].
 type ScriptTools struct {
 	Dir string `toml:"dir"` // default .quiver/tools
+	// LowRisk names the scripts the operator rates low-risk; every other
+	// script is high-risk, whatever its own header says.
+	LowRisk []string `toml:"low_risk"`
 }
 
 // OutputType is one [outputs.NAME] entry for validate_output.

@@ -46,7 +46,7 @@ func wireCustom(a *app, cfg *config.Config) ([]quiver.Option, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tools.scripts.dir: %w", err)
 	}
-	p := script.New(script.Options{Dir: dir, EnvAllow: cfg.Exec.EnvAllow})
+	p := script.New(script.Options{Dir: dir, EnvAllow: cfg.Exec.EnvAllow, LowRisk: cfg.Tools.Scripts.LowRisk})
 	scriptMu.Lock()
 	scriptProviders[a] = p
 	scriptMu.Unlock()

@@ -9,15 +9,29 @@
 //	# quiver: description (further description lines are joined)
 //	# quiver: param path string required The file to count, relative to the workspace.
 //	# quiver: param verbose boolean Print the file name too.
-//	# quiver: risk low
 //	# quiver: timeout 30
 //	jq -r .path | xargs wc -l
 //
 // Directives: description TEXT; param NAME TYPE [required] TEXT, where TYPE
-// is string, integer, number or boolean; risk low|high (default high);
-// timeout SECONDS (default 60). Only the comment block at the top of the
-// file is read (lines starting with '#', the first of which may be the
-// #! line); an unknown directive or a bad value makes the script skipped.
+// is string, integer, number or boolean; risk low|high; timeout SECONDS
+// (default 60). Only the comment block at the top of the file is read
+// (lines starting with '#', the first of which may be the #! line); an
+// unknown directive or a bad value makes the script skipped.
+//
+// Every script is high-risk (asked about, and refused under the read-only
+// write scope) unless the operator names it in quiver.toml:
+//
+//	[tools.scripts]
+//	low_risk = ["count"]
+//
+// A script cannot lower its own risk: "# quiver: risk low" alone changes
+// nothing, since the directory is part of the workspace and whoever writes
+// there would choose which programs run unapproved. "# quiver: risk high"
+// is honoured even over low_risk. A symbolic link stays high-risk: its
+// content is wherever it points. The write tools, for their part, never
+// leave a file they rewrite in .quiver/tools executable (see package
+// workspace), so an approved edit of a script does not make the new content
+// runnable by the next call.
 //
 // The tool's name is the file name without its extension, with characters
 // outside [A-Za-z0-9_-] replaced by '_'. Files that are not executable, or

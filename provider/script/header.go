@@ -16,8 +16,10 @@ import (
 type Header struct {
 	Description string
 	Params      []Param
-	Risk        tool.Risk
-	Timeout     time.Duration // 0: the provider's default
+	// Risk is the risk the script declares ("" when it declares none). It
+	// can raise a script's risk, never lower it: see [Options].LowRisk.
+	Risk    tool.Risk
+	Timeout time.Duration // 0: the provider's default
 }
 
 // Param is one "# quiver: param" line.
@@ -38,7 +40,7 @@ var paramName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
 
 // ParseHeader reads the header from the leading comment block of r.
 func ParseHeader(r io.Reader) (Header, error) {
-	h := Header{Risk: tool.RiskHigh}
+	var h Header
 	found := false
 	var desc []string
 	sc := bufio.NewScanner(io.LimitReader(r, maxHeader))

@@ -33,12 +33,17 @@ const DefaultTimeout = 60 * time.Second
 type Options struct {
 	Dir      string   // the scripts directory; a relative one is made absolute against the current directory
 	EnvAllow []string // host variables passed on beyond shell.BaseEnvNames
+	// LowRisk names the scripts (by tool name) the operator rates low-risk
+	// ([tools.scripts] low_risk in quiver.toml). Every other script is
+	// high-risk, whatever its header says: see [Provider.Tools].
+	LowRisk []string
 }
 
 // Provider serves the scripts of one directory.
 type Provider struct {
-	dir string
-	env []string
+	dir     string
+	env     []string
+	lowRisk map[string]bool
 
 	mu      sync.Mutex
 	skipped []string
@@ -50,7 +55,11 @@ func New(opts Options) *Provider {
 	if err != nil {
 		dir = opts.Dir // Abs fails only when the working directory is gone
 	}
-	return &Provider{dir: dir, env: shell.HostEnv(opts.EnvAllow)}
+	p := &Provider{dir: dir, env: shell.HostEnv(opts.EnvAllow), lowRisk: map[string]bool{}}
+	for _, name := range opts.LowRisk {
+		p.lowRisk[name] = true
+	}
+	return p
 }
 
 // ID implements provider.Provider.
@@ -69,6 +78,11 @@ func (p *Provider) Skipped() []string {
 
 // Tools scans the directory. A missing directory is no tools and no error;
 // when files are there but none is usable, the error lists why.
+//
+// A script is high-risk unless the operator lowered it (see risk): its own
+// "# quiver: risk low" lowers nothing, because the scripts directory is
+// part of the workspace, and whatever can write there would otherwise
+// choose which of its programs run without approval.
 func (p *Provider) Tools(ctx context.Context) ([]*tool.Tool, error) {
 	entries, err := os.ReadDir(p.dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -113,6 +127,10 @@ func (p *Provider) setSkipped(s []string) {
 // load reads one file's header and builds its tool.
 func (p *Provider) load(file string) (*tool.Tool, error) {
 	path := filepath.Join(p.dir, file)
+	link, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
@@ -141,14 +159,27 @@ func (p *Provider) load(file string) (*tool.Tool, error) {
 	if h.Timeout > 0 {
 		s.timeout = h.Timeout
 	}
+	risk := p.risk(name, h, link)
 	return &tool.Tool{
 		Name:        name,
 		Description: h.Description,
 		InputSchema: h.schema(),
-		Risk:        h.Risk,
-		Annotations: tool.Annotations{ReadOnly: h.Risk == tool.RiskLow},
+		Risk:        risk,
+		Annotations: tool.Annotations{ReadOnly: risk == tool.RiskLow},
 		Execute:     s.execute,
 	}, nil
+}
+
+// risk is a script's risk: low only when the operator's quiver.toml names
+// it in [tools.scripts] low_risk, the script does not itself declare
+// "risk high" (raising is always honoured), and it is a regular file in the
+// directory, not a symbolic link, whose content lives wherever it points
+// and changes with writes there.
+func (p *Provider) risk(name string, h Header, link fs.FileInfo) tool.Risk {
+	if p.lowRisk[name] && h.Risk != tool.RiskHigh && link.Mode().IsRegular() {
+		return tool.RiskLow
+	}
+	return tool.RiskHigh
 }
 
 // Name is the tool name of a script file: its name without the extension,
