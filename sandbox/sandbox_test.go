@@ -119,12 +119,15 @@ func TestWorkspaceWrite(t *testing.T) {
 	if fi, err := os.Stat(outside); err != nil || fi.Mode() != before.Mode() || !fi.ModTime().Equal(before.ModTime()) {
 		t.Errorf("outside's mode or time changed: %v %v, was %v %v", fi.Mode(), fi.ModTime(), before.Mode(), before.ModTime())
 	}
-	udp.SetReadDeadline(time.Now()) // nothing may be waiting: read without blocking
+	// Anything sent is already queued (loopback delivers at once, and every
+	// process has exited): the deadline only bounds an empty read, since Go
+	// refuses to read at all once a deadline has passed.
+	udp.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 	if n, from, err := udp.ReadFrom(make([]byte, 16)); err == nil {
 		t.Errorf("the host's UDP listener received %d bytes from %v", n, from)
 	}
 	if tl, ok := ln.(*net.TCPListener); ok {
-		tl.SetDeadline(time.Now())
+		tl.SetDeadline(time.Now().Add(100 * time.Millisecond))
 		if c, err := tl.Accept(); err == nil {
 			c.Close()
 			t.Error("the host's TCP listener was contacted")
