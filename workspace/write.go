@@ -31,12 +31,18 @@ func (w *Workspace) WriteFile(p string, data []byte, perm fs.FileMode) error {
 // any failure p is unchanged and the temporary file is removed. Directories
 // and other non-regular targets are refused. A writer killed mid-write cannot
 // remove its temporary file; the next write of p does (see removeStaleTemps).
+//
+// The one exception to keeping the mode: a file written in a directory whose
+// files other programs run (see execGuarded) loses its exec bits, whether
+// the mode came from the file being replaced or from perm (apply_patch moving
+// an executable there).
 func (w *Workspace) WriteFileFrom(p string, r io.Reader, perm fs.FileMode) error {
-	root, name, err := w.locate(p)
+	root, asNamed, err := w.locate(p)
 	if err != nil {
 		return err
 	}
-	if name, err = w.followLinks(root, p, name); err != nil {
+	name, err := w.followLinks(root, p, asNamed)
+	if err != nil {
 		return err
 	}
 	if fi, err := root.Stat(name); err == nil {
@@ -46,6 +52,9 @@ func (w *Workspace) WriteFileFrom(p string, r io.Reader, perm fs.FileMode) error
 		perm = fi.Mode().Perm()
 	} else if !os.IsNotExist(err) {
 		return classify("write", p, err)
+	}
+	if perm&0o111 != 0 && (w.execGuarded(root, path.Dir(name)) || w.execGuarded(root, path.Dir(asNamed))) {
+		perm &^= 0o111
 	}
 	removeStaleTemps(root, name)
 	f, tmp, err := createTemp(root, name, perm)
@@ -76,6 +85,57 @@ func (w *Workspace) WriteFileFrom(p string, r io.Reader, perm fs.FileMode) error
 		return classify("write", p, err)
 	}
 	return nil
+}
+
+// execGuardedDirs are the directories, relative to the workspace root, whose
+// files other programs run unasked: git runs .git/hooks/* on commit, and the
+// script provider serves .quiver/tools/* as tools. No write leaves a file
+// there executable: whoever approved new content approved text, not a
+// program that the next commit or call runs.
+var execGuardedDirs = []string{".git/hooks", ".quiver/tools"}
+
+// execGuarded reports whether dir (a name in root) is, or lies below, one
+// of execGuardedDirs. Directories are compared by identity, so another
+// spelling, a symbolic link to the directory, or a case-insensitive file
+// system leads to the same answer; and by name, so a repository nested in
+// the workspace, or one outside it under the unrestricted scope, has its
+// hooks guarded too.
+func (w *Workspace) execGuarded(root *os.Root, dir string) bool {
+	var guards []fs.FileInfo
+	for _, g := range execGuardedDirs {
+		if fi, err := w.root.Stat(g); err == nil {
+			guards = append(guards, fi)
+		}
+	}
+	for d := dir; ; d = path.Dir(d) {
+		if guardedName(d) {
+			return true
+		}
+		if fi, err := root.Stat(d); err == nil {
+			for _, g := range guards {
+				if os.SameFile(fi, g) {
+					return true
+				}
+			}
+		}
+		if d == "." || d == "/" || d == "" {
+			return false
+		}
+	}
+}
+
+// guardedName reports whether the last two elements of dir are those of an
+// execGuardedDirs entry, in any case.
+func guardedName(dir string) bool {
+	parent, base := path.Split(dir)
+	parent = path.Base(path.Clean("/" + parent))
+	for _, g := range execGuardedDirs {
+		gp, gb := path.Split(g)
+		if strings.EqualFold(base, gb) && strings.EqualFold(parent, path.Clean(gp)) {
+			return true
+		}
+	}
+	return false
 }
 
 func writeAndSync(f *os.File, r io.Reader) error {
