@@ -279,6 +279,16 @@ func (tk *Toolkit) decide(c *call) error {
 	return nil
 }
 
+// suggestRule is the allow rule an approval request offers. A custom tool
+// runs its template without a shell, so its rule is written over its
+// arguments, never as a shell line (policy.SuggestArgvRule).
+func (c *call) suggestRule() string {
+	if c.entry != nil && c.entry.Provider == "custom" {
+		return policy.SuggestArgvRule(c.tool.Name, c.subjects)
+	}
+	return policy.SuggestRule(c.tool.Name, c.subjects)
+}
+
 // approve asks the approver about calls the policy referred to a person. An
 // approver's error refuses the call: no decision is not a yes.
 func (tk *Toolkit) approve(ctx context.Context, c *call) error {
@@ -286,7 +296,7 @@ func (tk *Toolkit) approve(ctx context.Context, c *call) error {
 		return nil
 	}
 	req := policy.Request{Tool: c.tool.Name, CallID: c.ID, Arguments: c.args, Risk: c.risk,
-		Rule: c.verdict.Rule, Subjects: c.subjects, Suggest: policy.SuggestRule(c.tool.Name, c.subjects)}
+		Rule: c.verdict.Rule, Subjects: c.subjects, Suggest: c.suggestRule()}
 	a, err := tk.approver.Approve(ctx, req)
 	c.approval = a
 	if err != nil {

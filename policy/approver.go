@@ -50,3 +50,50 @@ func SuggestRule(toolName string, subjects []tool.Subject) string {
 	}
 	return toolName
 }
+
+// SuggestArgvRule is [SuggestRule] for a tool that runs a command template
+// without a shell (a custom tool): its arguments are words, never shell
+// syntax. A word that a rule would show as shell — one holding spaces,
+// quotes, ; & | $ ( ) or a glob character — becomes "*", so that the rule
+// reads as the template's words with a wildcard where such a value went:
+// echo_it(echo --title *), not echo_it(echo --title a; touch x $(id)).
+// A call whose values hold $, a backtick or a glob character is asked about
+// whatever the rules say (see [SimpleCommands]); the rule then covers the
+// calls like it whose values are literal.
+func SuggestArgvRule(toolName string, subjects []tool.Subject) string {
+	for _, s := range subjects {
+		if s.Kind != tool.SubjectCommand {
+			continue
+		}
+		cmds, err := SimpleCommands(s.Value)
+		if err != nil || len(cmds) == 0 {
+			continue
+		}
+		words := make([]string, len(cmds[0].Words))
+		for i, w := range cmds[0].Words {
+			words[i] = w
+			if !plainWord(w) {
+				words[i] = "*"
+			}
+		}
+		return toolName + "(" + strings.Join(words, " ") + ")"
+	}
+	return SuggestRule(toolName, subjects)
+}
+
+// plainWord reports whether w reads the same in a rule as in an argv: no
+// character a shell or a rule's glob would give a meaning to.
+func plainWord(w string) bool {
+	if w == "" {
+		return false
+	}
+	for _, r := range w {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case strings.ContainsRune("-_./:=,@%+", r):
+		default:
+			return false
+		}
+	}
+	return true
+}
