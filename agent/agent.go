@@ -9,6 +9,19 @@
 // APPROVAL_DENIED result it can act on. Keeping that in one place means a
 // call is judged the same way whether an agent, a CLI user or an MCP client
 // made it.
+//
+// Reasoning models. Each reply's reasoning (Anthropic thinking blocks,
+// OpenAI reasoning items, DeepSeek reasoning_content, Gemini thoughts) stays
+// in the conversation beside the calls it led to, exactly as the provider
+// sent it, and goes back with the results: the drivers decide what each
+// provider must see (see package driver's Reasoning). Reasoning tokens are
+// part of the output tokens every provider reports, so MaxTokens counts
+// them. Config.Reasoning turns thinking on, and OnEvent receives it as
+// driver.EventReasoningDelta while it streams.
+//
+// A reply cut off by the token limit is not an answer: the run ends with
+// [ErrIncomplete] and the partial Result, and its calls are not run (a call
+// cut mid-arguments would run with half of them).
 package agent
 
 import (
@@ -48,6 +61,9 @@ type Config struct {
 	// MaxOutputTokens caps each reply (driver.Request.MaxTokens); 0 leaves
 	// the driver's default.
 	MaxOutputTokens int
+	// Reasoning is sent with every request: a thinking budget (Anthropic,
+	// Gemini) or a reasoning effort (OpenAI, Gemini).
+	Reasoning driver.ReasoningConfig
 	// TrimOutputs, when above 0, bounds the conversation's size in bytes:
 	// before each request the oldest tool outputs are replaced by a stub
 	// naming where the toolkit's output cache keeps them
@@ -68,6 +84,12 @@ type Result struct {
 	Done     bool             // the model called done and it succeeded
 	Summary  string           // done's summary
 }
+
+// ErrIncomplete is the cause of the error of a run whose last reply was cut
+// off by the token limit (finish_reason "length", Anthropic "max_tokens",
+// Gemini MAX_TOKENS, Responses incomplete for max_output_tokens). Raise
+// Config.MaxOutputTokens, or the thinking budget's share of it.
+var ErrIncomplete = errors.New("the reply was cut off by the output token limit")
 
 // Run gives task to the model and runs the conversation to its end. A spent
 // budget returns the partial Result with a *tool.Error of code
@@ -123,6 +145,7 @@ func turn(ctx context.Context, cfg *Config, res *Result, refs map[string]string)
 		ToolChoice:        cfg.ToolChoice,
 		ParallelToolCalls: cfg.ParallelToolCalls,
 		MaxTokens:         cfg.MaxOutputTokens,
+		Reasoning:         cfg.Reasoning,
 	}
 	resp, err := ask(ctx, cfg, req)
 	if err != nil && !driver.IsCallError(err) {
@@ -135,6 +158,9 @@ func turn(ctx context.Context, cfg *Config, res *Result, refs map[string]string)
 	addUsage(&res.Usage, resp.Usage)
 	res.Text = resp.Text
 	res.Messages = append(res.Messages, resp.Message())
+	if resp.StopReason == driver.StopLength {
+		return false, fmt.Errorf("agent: turn %d: %w (%s, %d output tokens)", res.Turns, ErrIncomplete, resp.ProviderStopReason, resp.Usage.OutputTokens)
+	}
 	if len(resp.ToolCalls) == 0 {
 		return true, nil
 	}

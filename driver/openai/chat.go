@@ -127,8 +127,10 @@ func chatReasoning(m driver.Message) (string, bool) {
 // reasoningContent reads the reasoning_content extension field (DeepSeek,
 // xAI, vLLM), which the SDK's types do not name.
 func reasoningContent(extra map[string]respjson.Field) (string, bool) {
+	// The SDK marks an extension field it has no type for as not Valid; its
+	// raw JSON is all there is to read.
 	f, ok := extra["reasoning_content"]
-	if !ok || !f.Valid() {
+	if !ok || f.Raw() == "" || f.Raw() == respjson.Null {
 		return "", false
 	}
 	var s string
