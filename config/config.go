@@ -18,6 +18,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 // Config is the whole of quiver.toml.
@@ -30,6 +31,11 @@ type Config struct {
 	Outputs   map[string]OutputType `toml:"outputs"`
 	Serve     Serve                 `toml:"serve"`
 	Web       Web                   `toml:"web"`
+	// Sandbox is how the processes tools start are confined (package
+	// sandbox): network, extra writable roots, or off.
+	Sandbox sandbox.Config `toml:"sandbox"`
+	// Run is the model `quiver run` drives and how.
+	Run Run `toml:"run"`
 
 	// Path is the file the configuration was read from ("" for defaults).
 	Path string `toml:"-"`
@@ -105,6 +111,21 @@ type Output struct {
 	MaxAgeHours   int    `toml:"max_age_hours"`   // dir store
 }
 
+// Run is the [run] section: the defaults of `quiver run`, each overridden by
+// the flag of the same name. Values are checked by `quiver run`.
+type Run struct {
+	Provider          string `toml:"provider"` // openai | anthropic | gemini
+	Model             string `toml:"model"`
+	BaseURL           string `toml:"base_url"`
+	API               string `toml:"api"`                 // OpenAI: responses | chat
+	ThinkingBudget    int    `toml:"thinking_budget"`     // Anthropic extended thinking (Gemini: thinkingBudget)
+	ReasoningEffort   string `toml:"reasoning_effort"`    // low | medium | high
+	MaxOutputTokens   int    `toml:"max_output_tokens"`   // per reply
+	ToolChoice        string `toml:"tool_choice"`         // auto | none | required | a tool's name
+	ParallelToolCalls *bool  `toml:"parallel_tool_calls"` // unset: the provider's default
+	QuietThinking     bool   `toml:"quiet_thinking"`
+}
+
 // Exec is the [exec] section.
 type Exec struct {
 	EnvAllow           []string `toml:"env_allow"`
@@ -145,6 +166,11 @@ type MCPServer struct {
 	DisabledTools []string          `toml:"disabled_tools"`
 	TimeoutSecs   int               `toml:"timeout"`
 	Risk          string            `toml:"risk"`
+	// Sandbox = false starts a stdio server unconfined (it runs in the
+	// sandbox by default); Network = true lets it reach the network while
+	// confined otherwise.
+	Sandbox *bool `toml:"sandbox"`
+	Network bool  `toml:"network"`
 }
 
 // Custom is one [[tools.custom]] command-template tool.
