@@ -193,6 +193,7 @@ func resolvedPathCases() []policyCase {
 		{name: "write_file(src/**) writes below src", cfg: redTeam, tool: "write_file", args: writeOf("src/b.go")},
 		{name: "write_file(src/**) does not reach src/up/notes.txt", cfg: redTeam, tool: "write_file", args: writeOf("src/up/notes.txt"), want: notAllowed},
 		{name: "write_file(src/**) does not create src/up/planted.txt", cfg: redTeam, tool: "write_file", args: writeOf("src/up/planted.txt"), want: notAllowed},
+		{name: "write_file(src/**) does not take src\\x (a file in the root on Linux) for src/x", cfg: redTeam, tool: "write_file", args: writeOf(`src\x`), want: notAllowed},
 		{name: "write_file(src/**) does not reach .git/config through src/gitlink", cfg: redTeam, tool: "write_file", args: writeOf("src/gitlink/config"), want: notAllowed},
 		{name: "edit(src/**) does not reach src/up/notes.txt", cfg: redTeam, tool: "edit",
 			args: map[string]any{"path": "src/up/notes.txt", "old_string": "notes", "new_string": "x"}, want: notAllowed},

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/quiverkit/quiver/tool"
@@ -130,6 +131,10 @@ type Verdict struct {
 	// BySpecifier is set when allow rules with specifiers let the call
 	// through; commands run under it are held to those rules one by one.
 	BySpecifier bool
+	// ByLowRisk is set when the call was allowed only because the tool rated
+	// it low-risk (exec_command: the read-only classifier); commands run
+	// under it must each be read-only too, as they actually run.
+	ByLowRisk bool
 }
 
 // allowedBy reports whether the allow list covers the call: a bare rule for
@@ -214,9 +219,11 @@ func commandsOf(subjects []tool.Subject) []parsedCommand {
 	return out
 }
 
-// cleanSubjectPath normalises a path subject for matching.
+// cleanSubjectPath normalises a path subject for matching. A backslash is a
+// separator only where the system says so: on Linux `src\x` is a file named
+// so in the root, and reading it as src/x would let src/** allow it.
 func cleanSubjectPath(p string) string {
-	p = path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	p = path.Clean(filepath.ToSlash(p))
 	return strings.TrimPrefix(p, "./")
 }
 

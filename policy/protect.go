@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -66,7 +67,7 @@ func cleanProtected(s string) (string, error) {
 	if s == "" {
 		return "", fmt.Errorf("empty path")
 	}
-	c := path.Clean(strings.ReplaceAll(s, `\`, "/"))
+	c := path.Clean(filepath.ToSlash(s))
 	for {
 		trimmed := strings.TrimSuffix(c, "/**")
 		if trimmed == c {
