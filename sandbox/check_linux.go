@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/quiverkit/quiver/sandbox/internal/launch"
 )
 
@@ -69,7 +71,27 @@ func checkKernel() error {
 
 func (p *Profile) wrap(cmd *exec.Cmd) error {
 	s := launch.Spec{ReadOnly: p.Mode == ReadOnly, Workspace: p.Workspace, Writable: p.Writable,
-		Protected: p.Protected, Network: p.Network, TempDir: p.TempDir,
+		Protected: expandGlobs(p.Protected), Network: p.Network, TempDir: p.TempDir,
 		Readable: p.Readable, Limited: p.Readable != nil, Path: cmd.Path, Args: cmd.Args}
 	return launch.Command(s, cmd)
+}
+
+// Describe says what the sandbox uses on this machine.
+func Describe() string {
+	return fmt.Sprintf("Landlock ABI %d; user, mount and network namespaces", launch.ABI())
+}
+
+// expandGlobs replaces each protected entry that is a glob (the operator's
+// "*.pem") with the paths it matches now, when the process starts.
+func expandGlobs(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if !strings.ContainsAny(p, "*?[{") {
+			out = append(out, p)
+			continue
+		}
+		matches, _ := doublestar.FilepathGlob(p, doublestar.WithNoFollow())
+		out = append(out, matches...)
+	}
+	return out
 }

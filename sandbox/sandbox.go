@@ -128,6 +128,13 @@ func (p *Profile) With(m Mode) *Profile {
 	return &q
 }
 
+// WithNetwork returns a copy of p that may reach the network.
+func (p *Profile) WithNetwork() *Profile {
+	q := *p
+	q.Network = true
+	return &q
+}
+
 // ReadingOnly returns a read-only copy of p that may read only trees (and
 // the system's program directories): for programs whose reads must stay
 // inside the workspace even when a directory is swapped for a symlink while
@@ -178,8 +185,9 @@ type UnavailableError struct {
 
 func (e *UnavailableError) Error() string {
 	return "the kernel sandbox is unavailable: " + e.Missing +
-		`; nothing was run. To run unconfined anyway, set write_scope = "unrestricted" (or --write-scope unrestricted), ` +
-		`or [sandbox] disabled = true in quiver.toml for a host that isolates Quiver itself`
+		`; nothing was run. To run unconfined anyway, set [sandbox] disabled = true in quiver.toml ` +
+		`(for a host that isolates Quiver itself), or write_scope = "unrestricted" (--write-scope unrestricted) ` +
+		`for approved commands; commands run without approval as read-only ones stay confined`
 }
 
 func (e *UnavailableError) Unwrap() error { return e.Err }

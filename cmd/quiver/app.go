@@ -71,14 +71,22 @@ func (a *app) toolkit(extra ...quiver.Option) (*quiver.Toolkit, error) {
 	return tk, nil
 }
 
+// writeScope is the --write-scope flag, else the configuration's scope.
+func (a *app) writeScope(cfg *config.Config) (policy.WriteScope, error) {
+	if a.flags.writeScope == "" {
+		return cfg.Workspace.WriteScope.WriteScope, nil
+	}
+	s, err := policy.ParseWriteScope(a.flags.writeScope)
+	if err != nil {
+		return "", fmt.Errorf("--write-scope: %w", err)
+	}
+	return s, nil
+}
+
 func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
-	scope := cfg.Workspace.WriteScope.WriteScope
-	if a.flags.writeScope != "" {
-		s, err := policy.ParseWriteScope(a.flags.writeScope)
-		if err != nil {
-			return nil, fmt.Errorf("--write-scope: %w", err)
-		}
-		scope = s
+	scope, err := a.writeScope(cfg)
+	if err != nil {
+		return nil, err
 	}
 	pc := cfg.PolicyConfig()
 	if cfg.Path != "" {
@@ -99,7 +107,7 @@ func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
 	if root == "" {
 		root = cfg.Resolve(cfg.Workspace.Root)
 	}
-	opts := []quiver.Option{quiver.WithPolicy(p)}
+	opts := []quiver.Option{quiver.WithPolicy(p), quiver.WithSandbox(cfg.Sandbox)}
 	if root != "" {
 		opts = append(opts, quiver.WithRoot(root))
 	}

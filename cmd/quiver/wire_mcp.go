@@ -3,12 +3,15 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/config"
 	mcpprovider "github.com/quiverkit/quiver/provider/mcp"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -42,8 +45,14 @@ func wireMCP(a *app, cfg *config.Config) ([]quiver.Option, error) {
 			Logger:       mcpLog,
 		}
 		if s.Command != "" {
-			// Servers run in the workspace, as the tools do.
+			// Servers run in the workspace, as the tools do, and in its
+			// sandbox unless the operator opts one out.
 			c.Dir = workspaceDir(a, cfg)
+			box, err := mcpSandbox(a, cfg, s, c.Dir)
+			if err != nil {
+				return nil, fmt.Errorf("%s: [[tools.mcp.servers]] %s: %w", cfg.Path, s.Name, err)
+			}
+			c.Sandbox, c.NoSandbox = box, box == nil
 		}
 		p, err := mcpprovider.New(c)
 		if err != nil {
@@ -56,6 +65,34 @@ func wireMCP(a *app, cfg *config.Config) ([]quiver.Option, error) {
 		opts = append(opts, quiver.WithProvider(p))
 	}
 	return opts, nil
+}
+
+// mcpSandbox returns the profile of a stdio server: the write scope's, with
+// the server's own network setting; nil when the operator opted it out.
+func mcpSandbox(a *app, cfg *config.Config, s config.MCPServer, dir string) (*sandbox.Profile, error) {
+	if s.Sandbox != nil && !*s.Sandbox {
+		return nil, nil
+	}
+	scope, err := a.writeScope(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		dir = "."
+	}
+	sc := cfg.Sandbox
+	sc.Network = sc.Network || s.Network
+	protected := sandbox.StandardProtected
+	if cfg.Path != "" {
+		if abs, err := filepath.Abs(cfg.Path); err == nil {
+			protected = append(slices.Clone(protected), abs)
+		}
+	}
+	mode := sandbox.Mode(scope)
+	if mode == "" {
+		mode = sandbox.WorkspaceWrite
+	}
+	return sandbox.New(mode, dir, sc, protected)
 }
 
 // workspaceDir is the workspace root as the toolkit will open it ("" for

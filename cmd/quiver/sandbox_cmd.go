@@ -1,0 +1,82 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/sandbox"
+)
+
+func init() { commands = append(commands, (*app).sandboxCommand) }
+
+// sandboxCommand is `quiver sandbox -- CMD ARGS...`: a command run under
+// exactly the profile exec_command gives an approved call (the write scope's,
+// the [sandbox] settings, the protected paths), so that a user can try what
+// the sandbox allows, as with `codex sandbox`; and `quiver sandbox check`.
+func (a *app) sandboxCommand() *cobra.Command {
+	var network bool
+	cmd := &cobra.Command{
+		Use:   "sandbox [--network] -- CMD [ARGS...]",
+		Short: "Run a command under the sandbox profile exec_command would use (global --write-scope picks the scope)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runSandboxed(cmd, args, network)
+		},
+	}
+	cmd.Flags().BoolVar(&network, "network", false, "let the command reach the network")
+	cmd.AddCommand(&cobra.Command{
+		Use:   "check",
+		Short: "Report whether this machine can enforce the sandbox",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := sandbox.Check(); err != nil {
+				return &exitError{code: exitTool, msg: "quiver: " + err.Error()}
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "sandbox: ok ("+sandbox.Describe()+")")
+			return nil
+		},
+	})
+	return cmd
+}
+
+// runSandboxed runs args in the workspace under the toolkit's profile and
+// exits with the command's status.
+func (a *app) runSandboxed(cmd *cobra.Command, args []string, network bool) error {
+	tk, err := a.toolkit()
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	box := tk.Sandbox()
+	if network {
+		box = box.WithNetwork()
+	}
+	box, remove, err := box.WithTempDir()
+	if err != nil {
+		return &exitError{code: exitTool, msg: "quiver: " + err.Error()}
+	}
+	defer remove()
+	path, err := exec.LookPath(args[0])
+	if err != nil {
+		return &exitError{code: 127, msg: "quiver: " + err.Error()}
+	}
+	c := &exec.Cmd{Path: path, Args: args, Dir: tk.Workspace().Dir(),
+		Env: shell.HostEnv(a.cfg.Exec.EnvAllow), Stdin: os.Stdin, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+	if err := box.Wrap(c); err != nil {
+		return &exitError{code: exitTool, msg: "quiver: " + err.Error()}
+	}
+	err = c.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		return &exitError{code: ee.ExitCode()}
+	case err != nil:
+		return &exitError{code: exitTool, msg: "quiver: " + err.Error()}
+	}
+	return nil
+}
