@@ -218,13 +218,16 @@ func (s *Server) invoke(ctx context.Context, req *mcp.CallToolRequest) quiver.Ou
 // clean end, not an error. Calls in flight when the session ends are
 // cancelled: when r ends, requests already read are answered if they finish
 // within Options.StdinGrace, and the rest are cancelled. Nothing but
-// protocol messages is written to w; a line that is not JSON, or is longer
-// than Options.MaxBodyBytes, is answered with a JSON-RPC error and the
-// session goes on.
+// protocol messages is written to w. A line that is not one JSON-RPC 2.0
+// message — not JSON, JSON of another shape (`[]`, `{}`, `null`, a batch),
+// or longer than Options.MaxBodyBytes — is answered with a JSON-RPC error
+// whose id is null, and the session goes on.
 func (s *Server) Run(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 	out := &lockedWriter{w: w}
 	in := filterLines(r, out, int(s.opts.MaxBodyBytes), s.opts.StdinGrace)
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	// The filter bounds a line; the SDK's own bound would end the session
+	// instead of answering (and counts bytes read ahead as the message's).
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}

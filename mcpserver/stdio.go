@@ -9,13 +9,24 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// lineFilter stands between a stdio client and the SDK. The SDK reads the
-// stream with one JSON decoder, so a single malformed line would end the
-// session; the filter answers such a line itself — a JSON-RPC parse error,
-// as the specification asks — and so does a line longer than max, and only
-// well-formed lines reach the SDK.
+// lineFilter stands between a stdio client and the SDK. The SDK's stdio
+// connection treats a message it cannot read as the end of the connection:
+// its JSON decoder stops at the first malformed value, and a value that is
+// JSON but not a JSON-RPC message (`{}`, `[]`, `null`, a wrong version, an id
+// that is neither a number nor a string, a batch under a protocol revision
+// without batches) makes its Read fail, which closes the session. So the
+// filter lets through only what the SDK reads without error — one JSON-RPC
+// message per line, checked with the SDK's own decoder, without surrounding
+// white space (the SDK refuses anything but a newline after a value) — and
+// answers everything else itself: a parse error for a line that is not JSON,
+// Invalid Request for a line over max bytes, for a message that is not
+// JSON-RPC and for a batch. Batches are refused whatever the revision: MCP
+// removed them in 2025-06-18, and under the older revisions that have them
+// the filter cannot know in time which revision the session will settle on.
 //
 // It also keeps count of the requests not yet answered, so that a client
 // that closes its end after writing its requests (a script piping them in)
@@ -59,53 +70,57 @@ func (f *lineFilter) run() {
 }
 
 func (f *lineFilter) pass(line []byte, tooLong bool) error {
-	switch {
-	case tooLong:
-		return f.reject(-32600, fmt.Sprintf("Invalid Request: message longer than %d bytes", f.max))
-	case !json.Valid(line):
-		return f.reject(-32700, "Parse error: the line is not valid JSON")
+	line = bytes.TrimSpace(line)
+	if tooLong {
+		return f.reject(&jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("Invalid Request: message longer than %d bytes", f.max)})
 	}
-	f.out.expect(count(line, true))
+	msg, bad := readMessage(line)
+	if bad != nil {
+		return f.reject(bad)
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		f.out.expect(1)
+	}
 	_, err := f.dst.Write(append(line, '\n'))
 	return err
 }
 
-// envelope is what the filter reads of a message.
-type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
+// readMessage reads one line as the SDK will, or says why the SDK would
+// not take it, as the error to answer with.
+func readMessage(line []byte) (jsonrpc.Message, *jsonrpc.Error) {
+	if !json.Valid(line) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error: the line is not valid JSON"}
+	}
+	if line[0] == '[' {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: "Invalid Request: JSON-RPC batches are not supported; send one message per line"}
+	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: "Invalid Request: not a JSON-RPC 2.0 message: " + err.Error()}
+	}
+	return msg, nil
 }
 
-// count returns how many requests (requests true: messages with an id and
-// a method) or answers (messages with an id and no method) msg holds, a
-// batch counting each of its members.
-func count(msg []byte, requests bool) int {
-	var batch []envelope
-	if t := bytes.TrimSpace(msg); len(t) > 0 && t[0] == '[' {
-		if json.Unmarshal(t, &batch) != nil {
-			return 0
-		}
-	} else {
-		var e envelope
-		if json.Unmarshal(t, &e) != nil {
-			return 0
-		}
-		batch = []envelope{e}
+// answers counts the answers in msg, a message the SDK writes (the SDK
+// writes an array only to answer a batch, and the filter lets none through).
+func answers(msg []byte) int {
+	var e struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 	}
-	n := 0
-	for _, e := range batch {
-		hasID := len(e.ID) > 0 && string(e.ID) != "null"
-		if hasID && (e.Method != "") == requests {
-			n++
-		}
+	if json.Unmarshal(msg, &e) != nil || e.Method != "" || len(e.ID) == 0 || string(e.ID) == "null" {
+		return 0
 	}
-	return n
+	return 1
 }
 
 // reject answers a message that could not be read. Its id is unknown, so
 // it is null, as JSON-RPC says.
-func (f *lineFilter) reject(code int, msg string) error {
-	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+func (f *lineFilter) reject(e *jsonrpc.Error) error {
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": e})
 	if err != nil {
 		return err
 	}
@@ -146,11 +161,11 @@ type lockedWriter struct {
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
-	answers := count(p, false)
+	answered := answers(p)
 	l.mu.Lock()
 	n, err := l.w.Write(p)
 	l.mu.Unlock()
-	l.expect(-answers) // once written: the session may end when none is left
+	l.expect(-answered) // once written: the session may end when none is left
 	return n, err
 }
 

@@ -119,6 +119,21 @@ func TestStdioMalformedAndOversizedLinesAreAnsweredAndTheSessionGoesOn(t *testin
 		{"bad input: a message cut short", `{"jsonrpc":"2.0","id":1,"method":`, -32700},
 		{"bad input: not JSON at all", `this is not json`, -32700},
 		{"bad input: a line over the size limit", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 2<<10) + `"}}}`, -32600},
+		{"not JSON-RPC: an empty array", `[]`, -32600},
+		{"not JSON-RPC: an array of a number", `[1]`, -32600},
+		{"not JSON-RPC: an array of an empty object", `[{}]`, -32600},
+		{"not JSON-RPC: a batch of valid requests (MCP has no batches)", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, -32600},
+		{"not JSON-RPC: an empty object", `{}`, -32600},
+		{"not JSON-RPC: only the version", `{"jsonrpc":"2.0"}`, -32600},
+		{"not JSON-RPC: version 1.0", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, -32600},
+		{"not JSON-RPC: no version", `{"id":1,"method":"ping"}`, -32600},
+		{"not JSON-RPC: a boolean id", `{"id":true,"jsonrpc":"2.0","method":"ping"}`, -32600},
+		{"not JSON-RPC: an object id", `{"id":{},"jsonrpc":"2.0","method":"ping"}`, -32600},
+		{"not JSON-RPC: a method that is a number", `{"id":1,"jsonrpc":"2.0","method":5}`, -32600},
+		{"not JSON-RPC: a string", `"s"`, -32600},
+		{"not JSON-RPC: a number", `123`, -32600},
+		{"not JSON-RPC: null", `null`, -32600},
+		{"not JSON-RPC: true", `true`, -32600},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,6 +147,22 @@ func TestStdioMalformedAndOversizedLinesAreAnsweredAndTheSessionGoesOn(t *testin
 				t.Errorf("ping after the bad line: %v", got)
 			}
 		})
+	}
+}
+
+func TestStdioMessagesWithSurroundingSpaceAreRead(t *testing.T) {
+	f := newFixture(t)
+	r := startRaw(t, newServer(t, f, mcpserver.Options{}))
+	r.initialize()
+	for i, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}  `,
+		"\t{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\r",
+		` {"jsonrpc":"2.0","id":3,"method":"ping"} ` + "\t\r",
+	} {
+		r.send(line)
+		if got := r.recv(); got["result"] == nil || got["id"] != float64(i+1) {
+			t.Errorf("%q: answer %v, want the ping's result", line, got)
+		}
 	}
 }
 
