@@ -22,8 +22,9 @@ type ApplyPatchInput struct {
 // ApplyPatchOutput is apply_patch's typed output: what changed, per file.
 type ApplyPatchOutput struct {
 	Files   []patch.FileResult `json:"files"`
-	Added   int                `json:"added"`   // lines added, over all files
-	Removed int                `json:"removed"` // lines removed, over all files
+	Added   int                `json:"added"`           // lines added, over all files
+	Removed int                `json:"removed"`         // lines removed, over all files
+	Notes   []string           `json:"notes,omitempty"` // files whose exec bits the write took away (see execNote)
 }
 
 // ApplyPatch is a typed reference to apply_patch, for quiver.Call.
@@ -64,11 +65,16 @@ func applyPatch(ctx context.Context, tc tool.Context, in ApplyPatchInput) (*Appl
 	if err != nil {
 		return nil, err
 	}
-	res, err := patch.Apply(ctx, ws, p)
+	plan, err := patch.Prepare(ctx, ws, p)
 	if err != nil {
 		return nil, err
 	}
-	out := &ApplyPatchOutput{Files: res.Files}
+	before := patchSourceModes(ws, plan.Result().Files)
+	res, err := plan.Commit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &ApplyPatchOutput{Files: res.Files, Notes: patchExecNotes(ws, res.Files, before)}
 	for _, f := range res.Files {
 		out.Added += f.Added
 		out.Removed += f.Removed
@@ -82,6 +88,9 @@ func (o *ApplyPatchOutput) Render() tool.Result {
 	files := "files"
 	if len(o.Files) == 1 {
 		files = "file"
+	}
+	for _, n := range o.Notes {
+		fmt.Fprintf(&b, "NOTE: %s\n", n)
 	}
 	fmt.Fprintf(&b, "Patch applied: %d %s changed (+%d -%d)\n", len(o.Files), files, o.Added, o.Removed)
 	for _, f := range o.Files {

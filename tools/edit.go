@@ -38,7 +38,8 @@ type EditOutput struct {
 	Diff         string `json:"diff"`     // unified diff of the change
 	Created      bool   `json:"created,omitempty"`
 	DryRun       bool   `json:"dry_run,omitempty"`
-	SHA256       string `json:"sha256"` // of the file after the edit (as it would be, for a dry run)
+	SHA256       string `json:"sha256"`         // of the file after the edit (as it would be, for a dry run)
+	Note         string `json:"note,omitempty"` // set when the write took the file's exec bits away (see execNote)
 }
 
 // Edit is a typed reference to edit, for quiver.Call.
@@ -61,14 +62,14 @@ func editFile(ctx context.Context, tc tool.Context, in EditInput) (*EditOutput, 
 	}
 	return &EditOutput{
 		Path: res.rel, Replacements: res.steps[0].Replacements, Strategy: res.steps[0].Strategy,
-		Lines: res.steps[0].Lines, Diff: res.diff, Created: res.created, DryRun: in.DryRun, SHA256: res.sum,
+		Lines: res.steps[0].Lines, Diff: res.diff, Created: res.created, DryRun: in.DryRun, SHA256: res.sum, Note: res.note,
 	}, nil
 }
 
 // Render shows a summary line, a warning when old_string did not match
 // exactly, and the diff.
 func (o *EditOutput) Render() tool.Result {
-	return tool.Text(renderEdit(o.Path, o.Replacements, []string{o.Strategy}, o.Created, o.DryRun, o.Diff))
+	return tool.Text(withNote(o.Note, renderEdit(o.Path, o.Replacements, []string{o.Strategy}, o.Created, o.DryRun, o.Diff)))
 }
 
 // editOp is one replacement of edit or multi_edit.
@@ -92,6 +93,7 @@ type editResult struct {
 	diff    string
 	created bool
 	sum     string
+	note    string // see execNote
 }
 
 // maxEditBytes bounds the files edit works on: it holds a file in memory a
@@ -170,9 +172,11 @@ func commitEdits(ctx context.Context, tc tool.Context, ws *workspace.Workspace, 
 			return err
 		}
 	}
+	before := fileMode(ws, res.rel)
 	if err := ws.WriteFile(res.rel, content, 0o644); err != nil {
 		return err
 	}
+	res.note = execNote(ws, res.rel, before)
 	recordRead(ctx, tc, res.rel, res.sum)
 	return nil
 }

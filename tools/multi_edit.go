@@ -35,6 +35,7 @@ type MultiEditOutput struct {
 	Created      bool       `json:"created,omitempty"`
 	DryRun       bool       `json:"dry_run,omitempty"`
 	SHA256       string     `json:"sha256"`
+	Note         string     `json:"note,omitempty"` // set when the write took the file's exec bits away (see execNote)
 }
 
 // MultiEdit is a typed reference to multi_edit, for quiver.Call.
@@ -64,7 +65,7 @@ func multiEdit(ctx context.Context, tc tool.Context, in MultiEditInput) (*MultiE
 	if err != nil {
 		return nil, err
 	}
-	out := &MultiEditOutput{Path: res.rel, Edits: res.steps, Diff: res.diff, Created: res.created, DryRun: in.DryRun, SHA256: res.sum}
+	out := &MultiEditOutput{Path: res.rel, Edits: res.steps, Diff: res.diff, Created: res.created, DryRun: in.DryRun, SHA256: res.sum, Note: res.note}
 	for _, s := range res.steps {
 		out.Replacements += s.Replacements
 	}
@@ -78,5 +79,5 @@ func (o *MultiEditOutput) Render() tool.Result {
 	for i, s := range o.Edits {
 		strategies[i] = s.Strategy
 	}
-	return tool.Text(renderEdit(o.Path, o.Replacements, strategies, o.Created, o.DryRun, o.Diff))
+	return tool.Text(withNote(o.Note, renderEdit(o.Path, o.Replacements, strategies, o.Created, o.DryRun, o.Diff)))
 }

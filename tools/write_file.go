@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/quiverkit/quiver/internal/patch"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -29,8 +30,9 @@ type WriteFileInput struct {
 type WriteFileOutput struct {
 	Path    string `json:"path"`
 	Bytes   int    `json:"bytes"`
-	Created bool   `json:"created"` // the file did not exist before
-	SHA256  string `json:"sha256"`  // of the content written
+	Created bool   `json:"created"`        // the file did not exist before
+	SHA256  string `json:"sha256"`         // of the content written
+	Note    string `json:"note,omitempty"` // set when the write took the file's exec bits away (see execNote)
 }
 
 // WriteFile is a typed reference to write_file, for quiver.Call.
@@ -76,11 +78,73 @@ func writeFile(ctx context.Context, tc tool.Context, in WriteFileInput) (*WriteF
 		}
 		out.Created = true
 	}
+	before := fileMode(ws, rel)
 	if err := ws.WriteFile(rel, []byte(in.Content), 0o644); err != nil {
 		return nil, err
 	}
+	out.Note = execNote(ws, rel, before)
 	recordRead(ctx, tc, rel, out.SHA256)
 	return out, nil
+}
+
+// withNote puts a write tool's note (see execNote), if any, above its view.
+func withNote(note, view string) string {
+	if note == "" {
+		return view
+	}
+	return "NOTE: " + note + "\n" + view
+}
+
+// patchSourceModes returns the mode each file of a planned patch has before
+// it is applied: for a move or a copy, the mode of the file it comes from.
+func patchSourceModes(ws *workspace.Workspace, files []patch.FileResult) []fs.FileMode {
+	modes := make([]fs.FileMode, len(files))
+	for i, f := range files {
+		src := f.Path
+		if f.From != "" {
+			src = f.From
+		}
+		modes[i] = fileMode(ws, src)
+	}
+	return modes
+}
+
+// patchExecNotes are apply_patch's notes: one per file whose exec bits the
+// patch took away (before as patchSourceModes gave them).
+func patchExecNotes(ws *workspace.Workspace, files []patch.FileResult, before []fs.FileMode) []string {
+	var notes []string
+	for i, f := range files {
+		if f.Op == patch.OpDelete {
+			continue
+		}
+		if n := execNote(ws, f.Path, before[i]); n != "" {
+			notes = append(notes, n)
+		}
+	}
+	return notes
+}
+
+// fileMode returns rel's permission bits, following symbolic links; 0 when
+// it does not exist.
+func fileMode(ws *workspace.Workspace, rel string) fs.FileMode {
+	fi, err := ws.Stat(rel)
+	if err != nil {
+		return 0
+	}
+	return fi.Mode().Perm()
+}
+
+// execNote is what a write tool says when its write took away the exec
+// bits rel's content had (before: its mode before the write; for a move,
+// the moved file's). The workspace does that in .git/hooks and
+// .quiver/tools, where git and Quiver run files unasked; the model must be
+// told, or it will believe the hook or script still runs. "" when nothing
+// was taken away.
+func execNote(ws *workspace.Workspace, rel string, before fs.FileMode) string {
+	if before&0o111 == 0 || fileMode(ws, rel)&0o111 != 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s was executable and is not any more: files written in .git/hooks and .quiver/tools are left without exec bits, so that new content there never runs until a person makes it executable (chmod +x) on purpose", rel)
 }
 
 // checkOverwrite enforces read-before-overwrite: the model must have seen the
