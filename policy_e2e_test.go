@@ -55,8 +55,9 @@ func linkedProject(t *testing.T) string {
 	return dir
 }
 
-// snapshot is every entry of the tree: a file's mode and content, a link's
-// target. Comparing two snapshots proves that a refused call changed nothing.
+// snapshot is every entry of the tree: a file's mode, time and content, a
+// directory's mode and time, a link's target. Comparing two snapshots
+// proves that a refused call (or a confined process) changed nothing.
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -76,10 +77,10 @@ func snapshot(t *testing.T, dir string) map[string]string {
 			return err
 		case fi.Mode().IsRegular():
 			b, err := os.ReadFile(p)
-			out[rel] = fi.Mode().String() + " " + string(b)
+			out[rel] = fi.Mode().String() + " " + fi.ModTime().String() + " " + string(b)
 			return err
 		}
-		out[rel] = fi.Mode().String()
+		out[rel] = fi.Mode().String() + " " + fi.ModTime().String()
 		return nil
 	})
 	if err != nil {

@@ -1,0 +1,183 @@
+package quiver_test
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/custom"
+	"github.com/quiverkit/quiver/provider/script"
+	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/tools"
+)
+
+// escape is one line of testdata/escapes.txt.
+type escape struct{ name, command string }
+
+func loadEscapes(t *testing.T) []escape {
+	t.Helper()
+	f, err := os.Open("testdata/escapes.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []escape
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, cmd, ok := strings.Cut(line, " | ")
+		if !ok {
+			t.Fatalf("bad line %q", line)
+		}
+		out = append(out, escape{name, cmd})
+	}
+	if len(out) < 20 {
+		t.Fatalf("%d attempts; the acceptance asks for at least 20", len(out))
+	}
+	return out
+}
+
+// watch is the outside world an attempt must not touch: a directory with
+// a victim file, and TCP and UDP listeners on the host's loopback.
+type watch struct {
+	out  string
+	tcp  net.Listener
+	udp  net.PacketConn
+	seen map[string]string
+}
+
+func newWatch(t *testing.T) *watch {
+	t.Helper()
+	w := &watch{out: t.TempDir()}
+	if err := os.WriteFile(filepath.Join(w.out, "victim.txt"), []byte("victim\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if w.tcp, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	if w.udp, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.tcp.Close(); w.udp.Close() })
+	w.seen = snapshot(t, w.out)
+	return w
+}
+
+func (w *watch) expand(cmd string) string {
+	return strings.NewReplacer("{OUT}", w.out, "{HOST}", "127.0.0.1",
+		"{TCPPORT}", strconv.Itoa(w.tcp.Addr().(*net.TCPAddr).Port),
+		"{UDPPORT}", strconv.Itoa(w.udp.LocalAddr().(*net.UDPAddr).Port)).Replace(cmd)
+}
+
+// check fails t if anything outside changed or a listener was reached.
+// What a process sent is queued by the time it has exited; the short
+// deadlines only bound an empty read (Go will not read at all once a
+// deadline has passed).
+func (w *watch) check(t *testing.T, what string) {
+	t.Helper()
+	if diff := cmp.Diff(w.seen, snapshot(t, w.out)); diff != "" {
+		t.Errorf("%s changed the outside directory (-before +after):\n%s", what, diff)
+		w.seen = snapshot(t, w.out)
+	}
+	w.udp.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if n, _, err := w.udp.ReadFrom(make([]byte, 64)); err == nil {
+		t.Errorf("%s reached the host's UDP listener (%d bytes)", what, n)
+	}
+	tl := w.tcp.(*net.TCPListener)
+	tl.SetDeadline(time.Now().Add(50 * time.Millisecond))
+	if c, err := tl.Accept(); err == nil {
+		c.Close()
+		t.Errorf("%s reached the host's TCP listener", what)
+	}
+}
+
+// escapeToolkit is a toolkit that approves everything, under scope, with
+// a custom tool and a script tool that copy a file where they are told.
+func escapeToolkit(t *testing.T, scope policy.WriteScope) (*quiver.Toolkit, string) {
+	t.Helper()
+	ws := t.TempDir()
+	mustWrite(t, filepath.Join(ws, "a.txt"), "inside\n", 0o644)
+	mustWrite(t, filepath.Join(ws, ".quiver/tools/copy_to"), "#!/bin/sh\n# quiver: description Copy a.txt to a path.\n# quiver: param dest string required Where.\nexec cp a.txt \"$(sed 's/.*\"dest\": *\"\\([^\"]*\\)\".*/\\1/')\"\n", 0o755)
+	pol, err := policy.New(policy.Config{Default: policy.Allow}, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cust, err := custom.New([]config.Custom{{Name: "copy_file", Description: "Copy a file.", Command: "cp {src} {dest}",
+		Params: []config.CustomParam{{Name: "src", Type: "string", Required: true}, {Name: "dest", Type: "string", Required: true}}}}, custom.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := quiver.New(quiver.WithRoot(ws), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto),
+		quiver.WithProvider(cust), quiver.WithProvider(script.New(script.Options{Dir: filepath.Join(ws, ".quiver/tools")})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tk.Close() })
+	return tk, ws
+}
+
+func mustWrite(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSandboxEscapes runs every attempt of testdata/escapes.txt through
+// exec_command, in the foreground and as a background job, and attempts
+// through a custom tool and a script tool, under workspace-write and
+// read-only with every call approved: nothing outside the workspace
+// changes and no host listener is reached.
+func TestSandboxEscapes(t *testing.T) {
+	if err := sandbox.Check(); err != nil {
+		t.Fatalf("this machine must support the sandbox: %v", err)
+	}
+	escapes := loadEscapes(t)
+	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly} {
+		t.Run(string(scope), func(t *testing.T) {
+			t.Parallel()
+			tk, _ := escapeToolkit(t, scope)
+			w := newWatch(t)
+			ctx := context.Background()
+			for _, e := range escapes {
+				line := w.expand(e.command)
+				if _, err := tk.Invoke(ctx, "exec_command", map[string]any{"command": line, "timeout_secs": 30}); err != nil && scope == policy.WorkspaceWrite {
+					t.Logf("%s: %v", e.name, err) // a refusal is fine; only the effect matters
+				}
+				w.check(t, e.name)
+			}
+			// The same lines as background jobs, waited for to their end.
+			for _, e := range escapes[:8] {
+				out, err := quiver.Call(ctx, tk, tools.ExecCommand, tools.ExecCommandInput{Command: w.expand(e.command), Background: true})
+				if err != nil {
+					continue
+				}
+				tk.Invoke(ctx, "exec_output", map[string]any{"job_id": out.JobID, "wait_secs": 30})
+				w.check(t, "background "+e.name)
+			}
+			tk.Invoke(ctx, "copy_file", map[string]any{"src": "a.txt", "dest": filepath.Join(w.out, "custom")})
+			w.check(t, "custom tool")
+			tk.Invoke(ctx, "copy_to", map[string]any{"dest": filepath.Join(w.out, "script")})
+			w.check(t, "script tool")
+		})
+	}
+}
