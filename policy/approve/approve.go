@@ -10,10 +10,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/tool"
 	"golang.org/x/term"
 )
 
@@ -37,24 +41,38 @@ func (deny) Approve(_ context.Context, req policy.Request) (policy.Approval, err
 		"approval required (%s) and no approver is configured; allow it with the rule %q", req.Rule, req.Suggest)}, nil
 }
 
-// Prompt asks a person at a terminal: it shows the tool, its arguments and the
-// rule that asked, and reads y/N. When In is not a terminal nobody can answer,
-// so it refuses with a message naming --yes and the allow rule that would pass
-// the call, rather than block or guess.
+// Prompt asks a person at a terminal: it shows the tool, what will run
+// exactly (the command line, the patch, the edit as removed and added
+// lines, the file's new content; the arguments as JSON for other tools) and
+// the rule that asked, and reads y/a/N. When In is not a terminal nobody can
+// answer, so it refuses with a message naming --yes and the allow rule that
+// would pass the call, rather than block or guess.
+//
+// With Remember set, the answer "a" allows the call and remembers its rule
+// (Request.Suggest) for the rest of the session: a later call with the same
+// rule is approved without asking, as Claude Code's "don't ask again" does.
 type Prompt struct {
-	In  *os.File  // usually os.Stdin
-	Out io.Writer // usually os.Stderr
+	In       *os.File      // usually os.Stdin
+	Out      io.Writer     // usually os.Stderr
+	Remember *SessionRules // nil: every call is asked
 }
 
 // Approve implements policy.Approver.
 func (p Prompt) Approve(ctx context.Context, req policy.Request) (policy.Approval, error) {
+	if p.Remember.allows(req) {
+		return policy.Approval{Approved: true, By: "prompt", Reason: "allowed for this session: " + req.Suggest}, nil
+	}
 	if !isTerminal(p.In) {
 		return policy.Approval{By: "prompt", Reason: fmt.Sprintf(
 			"approval required (%s) but standard input is not a terminal; rerun with --yes, or allow it with the rule %q",
 			req.Rule, req.Suggest)}, nil
 	}
-	fmt.Fprintf(p.Out, "\nQuiver wants to run %s (risk %s; %s):\n%s\nAllow? [y/N] ",
-		req.Tool, req.Risk, req.Rule, indentJSON(req.Arguments))
+	choices := "[y/N]"
+	if p.Remember != nil && req.Suggest != "" {
+		choices = fmt.Sprintf("[y]es, [a]lways allow %s this session, [N]o:", req.Suggest)
+	}
+	fmt.Fprintf(p.Out, "\nQuiver wants to run %s (risk %s; %s):\n%s\nAllow? %s ",
+		req.Tool, req.Risk, req.Rule, Show(req), choices)
 	answer := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(p.In).ReadString('\n')
@@ -64,11 +82,64 @@ func (p Prompt) Approve(ctx context.Context, req policy.Request) (policy.Approva
 	case <-ctx.Done():
 		return policy.Approval{By: "prompt", Reason: "no answer before the call was cancelled"}, ctx.Err()
 	case a := <-answer:
-		if a == "y" || a == "yes" {
+		switch {
+		case a == "y" || a == "yes":
 			return policy.Approval{Approved: true, By: "prompt"}, nil
+		case (a == "a" || a == "always") && p.Remember != nil && req.Suggest != "":
+			p.Remember.allow(req.Suggest)
+			return policy.Approval{Approved: true, By: "prompt", Reason: "allowed for this session: " + req.Suggest}, nil
 		}
 		return policy.Approval{By: "prompt", Reason: "refused at the prompt"}, nil
 	}
+}
+
+// SessionRules holds the rules a person allowed at the prompt for the rest of
+// a session (one `quiver run`). The zero value is ready; it is safe for
+// concurrent use. A remembered rule allows a later call only when, as an
+// allow rule of the policy, it covers the whole call: "always allow
+// exec_command(git status)" never lets "git status && rm -rf x" through,
+// though that call suggests the same rule (its first command's).
+type SessionRules struct {
+	mu     sync.Mutex
+	rules  map[string]bool
+	policy *policy.Policy // the rules as allow rules, default deny
+}
+
+func (s *SessionRules) allow(rule string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rules == nil {
+		s.rules = map[string]bool{}
+	}
+	s.rules[rule] = true
+	p, err := policy.New(policy.Config{Default: policy.Deny, Allow: slices.Sorted(maps.Keys(s.rules))}, policy.Unrestricted)
+	if err != nil { // a rule the policy cannot read allows nothing
+		delete(s.rules, rule)
+		return
+	}
+	s.policy = p
+}
+
+// allows decides req by the remembered rules alone, as a high-risk call:
+// nothing passes by default.
+func (s *SessionRules) allows(req policy.Request) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	p := s.policy
+	s.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	return p.Decide(&tool.Tool{Name: req.Tool}, req.Subjects, tool.RiskHigh).Decision == policy.Allow
+}
+
+// Rules returns the rules allowed so far, for a closing summary.
+func (s *SessionRules) Rules() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.rules))
 }
 
 // isTerminal asks the kernel (TCGETS), not the file mode: /dev/null is a

@@ -29,6 +29,11 @@ type Quorum struct {
 	// Instructions replace the reviewers' default system prompt (what the
 	// host considers safe, say).
 	Instructions string
+	// Reasoning lets reviewers think before they vote (a thinking budget,
+	// a reasoning effort), as the agent's own model does. With it the vote
+	// is asked for, not forced: Anthropic refuses a forced tool choice with
+	// thinking on. A reviewer that answers without voting casts no vote.
+	Reasoning driver.ReasoningConfig
 }
 
 const reviewerInstructions = `You review tool calls an AI agent wants to make in a software workspace before they run.
@@ -111,10 +116,15 @@ func (q Quorum) review(ctx context.Context, m driver.Model, req policy.Request) 
 	if system == "" {
 		system = reviewerInstructions
 	}
+	choice := driver.Choose(voteTool.Name)
+	if q.Reasoning != (driver.ReasoningConfig{}) {
+		choice = driver.ToolChoice{Mode: driver.ToolChoiceAuto}
+	}
 	resp, err := m.Generate(ctx, driver.Request{
 		Messages:   []driver.Message{driver.SystemMessage(system), driver.UserMessage(describe(req))},
 		Tools:      []driver.ToolDefinition{voteTool},
-		ToolChoice: driver.Choose(voteTool.Name),
+		ToolChoice: choice,
+		Reasoning:  q.Reasoning,
 	})
 	if err != nil {
 		return ballot{err: err}

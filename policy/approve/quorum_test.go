@@ -14,6 +14,7 @@ import (
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/driver/drivertest"
 	"github.com/quiverkit/quiver/driver/openai"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
@@ -126,4 +127,22 @@ func TestQuorumTimeout(t *testing.T) {
 func reviewRequest() policy.Request {
 	return policy.Request{Tool: "exec_command", CallID: "call_1", Risk: tool.RiskHigh, Rule: `ask: exec_command`,
 		Arguments: json.RawMessage(`{"command":"rm -rf build"}`)}
+}
+
+// Reviewers think before they vote when the quorum asks them to: the
+// thinking budget reaches a thinking reviewer (here Anthropic's API, whose
+// reply opens with thinking blocks), the vote is asked for rather than
+// forced (a forced choice is refused with thinking on), and the vote after
+// the thinking is read.
+func TestQuorumReviewersThink(t *testing.T) {
+	srv := drivertest.New(t, drivertest.Anthropic, drivertest.Call{Name: "vote", Arguments: `{"approve":true,"reason":"a build directory"}`}, "")
+	q := approve.Quorum{Reviewers: []driver.Model{srv.Model(t)}, Reasoning: driver.ReasoningConfig{BudgetTokens: 2048}}
+	a, err := q.Approve(context.Background(), policy.Request{Tool: "exec_command", Arguments: []byte(`{"command":"rm -rf build"}`), Risk: tool.RiskHigh})
+	if err != nil || !a.Approved || !strings.Contains(a.Reason, "a build directory") {
+		t.Fatalf("Approve = %+v, %v", a, err)
+	}
+	req := srv.Requests()[0]
+	if !strings.Contains(req, `"thinking":{"budget_tokens":2048,"type":"enabled"}`) || !strings.Contains(req, `"tool_choice":{"type":"auto"}`) {
+		t.Errorf("reviewer request: %.300s", req[strings.Index(req, `"thinking"`):])
+	}
 }
