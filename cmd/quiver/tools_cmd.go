@@ -22,6 +22,10 @@ type toolJSON struct {
 	Provider     string             `json:"provider"`
 	Shadowed     []string           `json:"shadowed,omitempty"` // lower-priority providers offering the same name
 	Allowed      bool               `json:"allowed"`            // offered to a model under the current policy
+	// Policy is what the policy says about the tool's calls: "allow", "ask"
+	// or "deny" for a call no specifier rule matches, then the decisions
+	// some calls get instead: "ask (some calls allowed)".
+	Policy string `json:"policy"`
 }
 
 // providerJSON is one provider's state in `quiver tools --json`.
@@ -54,9 +58,10 @@ func (a *app) toolsCommand() *cobra.Command {
 			var list []toolJSON
 			for _, e := range entries {
 				t := e.Tool
+				offer := tk.Policy().Offer(t)
 				list = append(list, toolJSON{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema,
 					OutputSchema: t.OutputSchema, Risk: t.Risk, Annotations: t.Annotations, Provider: e.Provider,
-					Shadowed: e.Shadowed, Allowed: tk.Policy().Visible(t)})
+					Shadowed: e.Shadowed, Allowed: offer.Offered(), Policy: offer.String()})
 			}
 			var provs []providerJSON
 			for _, s := range tk.Registry().Status(cmd.Context()) {
@@ -74,28 +79,29 @@ func (a *app) toolsCommand() *cobra.Command {
 					Providers []providerJSON `json:"providers"`
 				}{list, provs})
 			}
-			return a.printTools(cmd, list, provs)
+			return a.printTools(cmd, list, provs, tk.Policy().ProtectedPaths())
 		},
 	}
 }
 
-func (a *app) printTools(cmd *cobra.Command, list []toolJSON, provs []providerJSON) error {
+func (a *app) printTools(cmd *cobra.Command, list []toolJSON, provs []providerJSON, protected []string) error {
 	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TOOL\tRISK\tPROVIDER\tALLOWED\tDESCRIPTION")
+	fmt.Fprintln(w, "TOOL\tRISK\tPROVIDER\tPOLICY\tDESCRIPTION")
 	for _, t := range list {
 		prov := t.Provider
 		if len(t.Shadowed) > 0 {
 			prov += " (over " + strings.Join(t.Shadowed, ", ") + ")"
 		}
-		allowed := "yes"
+		pol := t.Policy
 		if !t.Allowed {
-			allowed = "no"
+			pol += ", not offered"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Risk, prov, allowed, firstLine(t.Description))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Risk, prov, pol, firstLine(t.Description))
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintf(cmd.OutOrStdout(), "writing a protected path always asks: %s\n", strings.Join(protected, ", "))
 	for _, p := range provs {
 		if p.Error != "" {
 			fmt.Fprintf(cmd.OutOrStdout(), "provider %s unavailable: %s\n", p.ID, p.Error)
