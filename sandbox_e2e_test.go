@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -180,4 +181,101 @@ func TestSandboxEscapes(t *testing.T) {
 			w.check(t, "script tool")
 		})
 	}
+}
+
+// TestSandboxProtectedPaths: no confined process may write the protected
+// paths of the workspace, by any program or spelling, even with the call
+// approved; nor replace the directories that hold them.
+func TestSandboxProtectedPaths(t *testing.T) {
+	tk, ws := escapeToolkit(t, policy.WorkspaceWrite)
+	mustWrite(t, filepath.Join(ws, "quiver.toml"), "[policy]\ndefault = \"ask\"\n", 0o644)
+	mustWrite(t, filepath.Join(ws, ".git/config"), "[core]\n\tbare = false\n", 0o644)
+	mustWrite(t, filepath.Join(ws, ".git/HEAD"), "ref: refs/heads/main\n", 0o644)
+	mustWrite(t, filepath.Join(ws, ".git/hooks/pre-commit.sample"), "#!/bin/sh\n", 0o755)
+	before := snapshot(t, ws)
+	for _, line := range []string{
+		"echo x >> .git/config",
+		"sh -c 'echo x >> .git/config'",
+		"git config core.fsmonitor 'touch pwned'",
+		"python3 -c \"open('.git/config','a').write('x')\"",
+		"cp a.txt .git/hooks/pre-commit",
+		"sh -c 'cp a.txt .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit'",
+		"rm -rf .git/hooks",
+		"mv .git .git-old && mkdir .git",
+		"mv .git/config .git/config.old",
+		"sh -c 'echo \"[policy]\" > quiver.toml'",
+		"sh -c 'printf x > q.new && mv q.new quiver.toml'",
+		"rm -f quiver.toml",
+		"sh -c 'echo x > .quiver/tools/evil && chmod +x .quiver/tools/evil'",
+		"chmod +x .quiver/tools/copy_to; rm -f .quiver/tools/copy_to",
+		"ln -s .git/config cfg; sh -c 'echo x >> cfg'",
+		"ln .git/config hard; sh -c 'echo x >> hard'",
+		"touch -d 2001-01-01 .git/config",
+	} {
+		out, err := tk.Invoke(context.Background(), "exec_command", map[string]any{"command": line})
+		t.Logf("%s: %v %s", line, err, out.Content)
+		after := snapshot(t, ws)
+		for _, path := range []string{"quiver.toml", ".git", ".git/config", ".git/hooks", ".git/hooks/pre-commit.sample", ".quiver/tools", ".quiver/tools/copy_to"} {
+			if before[path] != after[path] {
+				t.Errorf("%q changed %s: %q -> %q", line, path, before[path], after[path])
+			}
+		}
+		for path := range after {
+			if (strings.HasPrefix(path, ".git/hooks/") || strings.HasPrefix(path, ".quiver/")) && before[path] == "" {
+				t.Errorf("%q created %s", line, path)
+			}
+		}
+	}
+}
+
+// TestSandboxNormalWork: inside the workspace, the work a coding agent does
+// still works under the sandbox: go build and go test (GOCACHE made
+// writable the way an operator does it), git init, add and commit with
+// .git/config and .git/hooks read-only, npm test, temporary files.
+func TestSandboxNormalWork(t *testing.T) {
+	gocache := goEnv(t, "GOCACHE")
+	ws := t.TempDir()
+	mustWrite(t, filepath.Join(ws, "go.mod"), "module example.com/w\n\ngo 1.22\n", 0o644)
+	mustWrite(t, filepath.Join(ws, "w.go"), "package w\n\nfunc Two() int { return 2 }\n", 0o644)
+	mustWrite(t, filepath.Join(ws, "w_test.go"), "package w\n\nimport \"testing\"\n\nfunc TestTwo(t *testing.T) {\n\tif Two() != 2 {\n\t\tt.Fatal(Two())\n\t}\n}\n", 0o644)
+	mustWrite(t, filepath.Join(ws, "package.json"), `{"name":"w","version":"1.0.0","scripts":{"test":"node -e \"require('fs').writeFileSync('npm-ran.txt','ok')\""}}`, 0o644)
+	pol, err := policy.New(policy.Config{Default: policy.Allow}, policy.WorkspaceWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := quiver.New(quiver.WithRoot(ws), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto),
+		quiver.WithSandbox(sandbox.Config{WritableRoots: []string{gocache}}),
+		quiver.Override(tools.ExecConfigKey, func(context.Context) (tools.ExecConfig, error) {
+			return tools.ExecConfig{EnvAllow: []string{"GOCACHE", "GOROOT", "GOTOOLCHAIN", "GOFLAGS"}}, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tk.Close()
+	git := "git -c user.name=Q -c user.email=q@example.invalid"
+	for _, line := range []string{
+		"GOTOOLCHAIN=local GOFLAGS=-mod=mod go build ./...",
+		"GOTOOLCHAIN=local go test -count=1 ./...",
+		"git init -q -b main .",
+		git + " add -A",
+		git + " commit -q -m first",
+		"echo more >> w.go && " + git + " commit -q -am second",
+		"git log --oneline | wc -l | grep -qx 2",
+		"npm test --silent --cache \"$TMPDIR/npm\" --logs-dir \"$TMPDIR/npm-logs\" && test -s npm-ran.txt",
+		"f=$(mktemp) && echo temp > \"$f\" && cat \"$f\"",
+	} {
+		out, err := tk.Invoke(context.Background(), "exec_command", map[string]any{"command": line, "timeout_secs": 300})
+		if err != nil || !strings.HasPrefix(out.Content.String(), "exit code 0") {
+			t.Errorf("%s: %v\n%s", line, err, out.Content)
+		}
+	}
+}
+
+func goEnv(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -70,6 +71,9 @@ func checkKernel() error {
 }
 
 func (p *Profile) wrap(cmd *exec.Cmd) error {
+	if p.Mode == WorkspaceWrite {
+		p.ensureHooksDir()
+	}
 	s := launch.Spec{ReadOnly: p.Mode == ReadOnly, Workspace: p.Workspace, Writable: p.Writable,
 		Protected: expandGlobs(p.Protected), Network: p.Network, TempDir: p.TempDir,
 		Readable: p.Readable, Limited: p.Readable != nil, Path: cmd.Path, Args: cmd.Args}
@@ -94,4 +98,16 @@ func expandGlobs(paths []string) []string {
 		out = append(out, matches...)
 	}
 	return out
+}
+
+// ensureHooksDir creates an empty .git/hooks in the workspace when .git
+// exists without one: a protected path that does not exist cannot be
+// mounted over, and a hooks directory a confined process created would run
+// its hooks in the user's next, unconfined, git commit.
+func (p *Profile) ensureHooksDir() {
+	git := filepath.Join(p.Workspace, ".git")
+	if fi, err := os.Lstat(git); err != nil || !fi.IsDir() {
+		return
+	}
+	os.Mkdir(filepath.Join(git, "hooks"), 0o755) // exists already, most often
 }

@@ -250,6 +250,25 @@ func (p *Profile) Env(env []string) []string {
 	return append(out, "TMPDIR="+p.TempDir)
 }
 
+// Scratch reports whether path lies in one of the trees outside the
+// workspace that p lets a process write — its TMPDIR and the operator's
+// extra roots — and if so which, with path relative to it. Quiver's own
+// shell opens its redirections there as a confined program could.
+func (p *Profile) Scratch(path string) (dir, rel string, ok bool) {
+	if p == nil || p.Mode != WorkspaceWrite {
+		return "", "", false
+	}
+	for _, root := range append([]string{p.TempDir}, p.Writable...) {
+		if root == "" {
+			continue
+		}
+		if r, err := filepath.Rel(root, path); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+			return root, r, true
+		}
+	}
+	return "", "", false
+}
+
 // WithTempDir returns a copy of p with a new private temporary directory,
 // and the function that removes it. An unconfined profile gets none.
 func (p *Profile) WithTempDir() (*Profile, func(), error) {

@@ -326,6 +326,9 @@ func (st *runState) open(ctx context.Context, path string, flag int, perm os.Fil
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(hc.Dir, path)
 	}
+	if dir, rel, ok := st.spec.Sandbox.Scratch(abs); ok {
+		return openScratch(dir, rel, flag, perm)
+	}
 	ws := st.spec.Workspace
 	rel, err := ws.Rel(abs)
 	if err != nil {
@@ -351,6 +354,21 @@ func (st *runState) open(ctx context.Context, path string, flag int, perm os.Fil
 		return nil, &os.PathError{Op: "open", Path: path, Err: unwrapExec(err)}
 	}
 	return f, nil
+}
+
+// openScratch opens rel inside dir, one of the sandbox's writable roots
+// outside the workspace (the call's TMPDIR, the operator's extra roots),
+// through an os.Root so that a symlink cannot lead out of it.
+func openScratch(dir, rel string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	if !writing(flag) {
+		return root.Open(rel)
+	}
+	return openForWriting(root, rel, flag, perm)
 }
 
 // openForWriting opens a regular file for writing, without blocking on a
