@@ -182,8 +182,10 @@ func TestCheckWriteProtected(t *testing.T) {
 	unasked := p.CommandGate(openWorkspace(t, dir), "exec_command", Verdict{Decision: Allow}, false, nil)
 	approved := p.CommandGate(openWorkspace(t, dir), "exec_command", Verdict{Decision: Ask}, true, nil)
 	for _, c := range []struct {
-		name    string
-		gate    interface{ CheckWrite(context.Context, string) error }
+		name string
+		gate interface {
+			CheckWrite(context.Context, string) error
+		}
 		path    string
 		allowed bool
 	}{
