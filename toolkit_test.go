@@ -135,7 +135,7 @@ func TestInvokeErrorCodes(t *testing.T) {
 		{"path outside the workspace is SANDBOX_VIOLATION", []quiver.Option{quiver.WithApprover(approve.Auto)}, "write_note", map[string]any{"text": "a", "path": "../escape"}, tool.CodeSandboxViolation},
 		{"a panic is INTERNAL", nil, "panics", map[string]any{"text": "a"}, tool.CodeInternal},
 		{"a dependency that fails to build is EXECUTION_FAILED", nil, "deps", map[string]any{"text": "broken"}, tool.CodeExecutionFailed},
-		{"a missing file is EXECUTION_FAILED", nil, "read_file", map[string]any{"path": "absent.txt"}, tool.CodeExecutionFailed},
+		{"a missing file is NOT_FOUND", nil, "read_file", map[string]any{"path": "absent.txt"}, tool.CodeNotFound},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

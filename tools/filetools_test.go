@@ -251,7 +251,7 @@ func badPathCorpus(root, outside string) []badPathCase {
 		{name: "NUL byte", path: "a.txt\x00.png", writeCode: tool.CodeInvalidArguments, writeHint: "NUL", listCode: tool.CodeInvalidArguments, listHint: "NUL"},
 		{name: "10,000-character path", path: strings.Repeat("a", 10000), writeCode: tool.CodeInvalidArguments, writeHint: "at most 4096 bytes", listCode: tool.CodeInvalidArguments, listHint: "at most 4096 bytes"},
 		{name: "10,000-character path of directories", path: strings.Repeat("d/", 5000) + "f", writeCode: tool.CodeInvalidArguments, writeHint: "at most 4096 bytes", listCode: tool.CodeInvalidArguments, listHint: "at most 4096 bytes"},
-		{name: "non-UTF-8 name (U+FFFD after JSON)", path: "bad\xffname", writeCode: tool.CodeInvalidArguments, writeHint: "UTF-8", listCode: tool.CodeExecutionFailed, listHint: "no such file"},
+		{name: "non-UTF-8 name (U+FFFD after JSON)", path: "bad\xffname", writeCode: tool.CodeInvalidArguments, writeHint: "UTF-8", listCode: tool.CodeNotFound, listHint: "no such file"},
 		{name: "directory where a file is expected", path: "dir", writeCode: tool.CodeExecutionFailed, writeHint: "is a directory", writersOnly: true},
 		{name: "file where a directory is expected", path: "a.txt", listCode: tool.CodeExecutionFailed, listHint: "is a file, not a directory", listersOnly: true},
 		{name: "named pipe", path: "fifo", writeCode: tool.CodeExecutionFailed, writeHint: "not a regular file", listCode: tool.CodeExecutionFailed, listHint: "not a directory"},

@@ -49,7 +49,7 @@ func TestGlobSearchRefusesBadInput(t *testing.T) {
 		{"empty pattern", `{"pattern":""}`, tool.CodeInvalidArguments, "pattern"},
 		{"base_dir outside", `{"pattern":"*","base_dir":"../"}`, tool.CodeSandboxViolation, "outside the workspace"},
 		{"base_dir a file", `{"pattern":"*","base_dir":"go.mod"}`, tool.CodeExecutionFailed, "not a directory"},
-		{"base_dir missing", `{"pattern":"*","base_dir":"nowhere"}`, tool.CodeExecutionFailed, "no such file"},
+		{"base_dir missing", `{"pattern":"*","base_dir":"nowhere"}`, tool.CodeNotFound, "no such file"},
 		{"max_results too large", `{"pattern":"*","max_results":100000}`, tool.CodeInvalidArguments, "max_results"},
 	}
 	for name, tk := range searchBackends(t, dir) {

@@ -203,7 +203,7 @@ func TestGrepSearchRefusesBadInput(t *testing.T) {
 		{"literal line break", `{"pattern":"a\\nb"}`, tool.CodeInvalidArguments, "line break"},
 		{"path outside the workspace", `{"pattern":"x","path":"../.."}`, tool.CodeSandboxViolation, "outside the workspace"},
 		{"absolute path outside", `{"pattern":"x","path":"/etc"}`, tool.CodeSandboxViolation, "outside the workspace"},
-		{"missing path", `{"pattern":"x","path":"nowhere"}`, tool.CodeExecutionFailed, "no such file"},
+		{"missing path", `{"pattern":"x","path":"nowhere"}`, tool.CodeNotFound, "no such file"},
 		{"bad file pattern", `{"pattern":"x","file_pattern":"[a-"}`, tool.CodeInvalidArguments, "file_pattern"},
 		{"unknown output mode", `{"pattern":"x","output_mode":"json"}`, tool.CodeInvalidArguments, "output_mode"},
 		{"negative context", `{"pattern":"x","context_lines":-1}`, tool.CodeInvalidArguments, "context_lines"},

@@ -120,7 +120,7 @@ func TestReadFile(t *testing.T) {
 			`{"path":"many.txt","offset":9999}`: tool.CodeInvalidArguments,
 			`{"path":"many.txt","offset":0}`:    tool.CodeInvalidArguments,
 			`{"path":"../x"}`:                   tool.CodeSandboxViolation,
-			`{"path":"missing"}`:                tool.CodeExecutionFailed,
+			`{"path":"missing"}`:                tool.CodeNotFound,
 			`{"path":"."}`:                      tool.CodeExecutionFailed,
 			`{"path":""}`:                       tool.CodeInvalidArguments,
 		} {

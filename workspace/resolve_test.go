@@ -78,7 +78,7 @@ func TestResolve(t *testing.T) {
 		{"a loop is refused", "src/loop", "", tool.CodeSandboxViolation},
 		{"climbing out by spelling is refused", "../outside/secret", "", tool.CodeSandboxViolation},
 		{"a spelled .. is cleaned first, as every open does", "src/missing/../../.env", ".env", ""},
-		{"a missing directory then a link's .. stops, as the kernel does", "src/ghost", "", tool.CodeExecutionFailed},
+		{"a missing directory then a link's .. stops, as the kernel does", "src/ghost", "", tool.CodeNotFound},
 		{"a link's .. climbs from where the link really is", "deeplink/sib", "src/a.go", ""},
 		{"an empty path is refused", "", "", tool.CodeInvalidArguments},
 	}

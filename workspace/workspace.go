@@ -146,7 +146,7 @@ func classify(op, p string, err error) error {
 	case errors.Is(err, syscall.ELOOP):
 		return &tool.Error{Code: tool.CodeSandboxViolation, Message: fmt.Sprintf("path %q: too many levels of symbolic links", p), Err: err}
 	case errors.Is(err, fs.ErrNotExist):
-		return &tool.Error{Code: tool.CodeExecutionFailed, Message: fmt.Sprintf("%s %s: no such file or directory", op, p), Err: err}
+		return &tool.Error{Code: tool.CodeNotFound, Message: fmt.Sprintf("%s %s: no such file or directory", op, p), Err: err}
 	case errors.Is(err, fs.ErrPermission):
 		return &tool.Error{Code: tool.CodeExecutionFailed, Message: fmt.Sprintf("%s %s: permission denied", op, p), Err: err}
 	case errors.Is(err, syscall.ENOTDIR):

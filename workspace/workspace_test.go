@@ -83,7 +83,7 @@ func TestOpenConfinement(t *testing.T) {
 		{"a\x00b", tool.CodeInvalidArguments},
 		{"", tool.CodeInvalidArguments},
 		{strings.Repeat("x", 10000), tool.CodeInvalidArguments},
-		{"missing.txt", tool.CodeExecutionFailed},
+		{"missing.txt", tool.CodeNotFound},
 		{"dir", tool.CodeExecutionFailed},
 		{"a.txt/child", tool.CodeExecutionFailed},
 	}
@@ -192,7 +192,7 @@ func TestWriteFileIsAtomic(t *testing.T) {
 		for p, want := range map[string]tool.Code{
 			"out-rel": tool.CodeSandboxViolation, "out-abs": tool.CodeSandboxViolation,
 			"../x": tool.CodeSandboxViolation, "out-dir/new": tool.CodeSandboxViolation,
-			"dir": tool.CodeExecutionFailed, "nodir/x": tool.CodeExecutionFailed,
+			"dir": tool.CodeExecutionFailed, "nodir/x": tool.CodeNotFound,
 		} {
 			if err := ws.WriteFile(p, []byte("x"), 0o644); tool.CodeOf(err) != want {
 				t.Errorf("WriteFile(%q) = %v, want %s", p, err, want)

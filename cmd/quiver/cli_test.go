@@ -108,7 +108,7 @@ ask = ["write_file"]
 		{"extra field", []string{"call", "read_file", `{"path":"notes.txt","x":1}`}, "INVALID_ARGUMENTS"},
 		{"out of range", []string{"call", "read_file", `{"path":"notes.txt","limit":0}`}, "INVALID_ARGUMENTS"},
 		{"escape", []string{"call", "read_file", `{"path":"../../etc/passwd"}`}, "SANDBOX_VIOLATION"},
-		{"missing file", []string{"call", "read_file", `{"path":"absent"}`}, "EXECUTION_FAILED"},
+		{"missing file", []string{"call", "read_file", `{"path":"absent"}`}, "NOT_FOUND"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
