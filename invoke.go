@@ -283,6 +283,9 @@ func (tk *Toolkit) decide(c *call) error {
 // runs its template without a shell, so its rule is written over its
 // arguments, never as a shell line (policy.SuggestArgvRule).
 func (c *call) suggestRule() string {
+	if c.verdict.Protected != "" {
+		return "" // writing a protected path asks whatever the rules say
+	}
 	if c.entry != nil && c.entry.Provider == "custom" {
 		return policy.SuggestArgvRule(c.tool.Name, c.subjects)
 	}

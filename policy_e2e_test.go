@@ -2,7 +2,6 @@ package quiver_test
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -53,40 +53,6 @@ func linkedProject(t *testing.T) string {
 		}
 	}
 	return dir
-}
-
-// snapshot is every entry of the tree: a file's mode, time and content, a
-// directory's mode and time, a link's target. Comparing two snapshots
-// proves that a refused call (or a confined process) changed nothing.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			out[rel] = "-> " + target
-			return err
-		case fi.Mode().IsRegular():
-			b, err := os.ReadFile(p)
-			out[rel] = fi.Mode().String() + " " + fi.ModTime().String() + " " + string(b)
-			return err
-		}
-		out[rel] = fi.Mode().String() + " " + fi.ModTime().String()
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // recorder is an approver that answers yes or no and remembers what it was
@@ -150,7 +116,7 @@ func TestPolicyThroughTheToolkit(t *testing.T) {
 
 func runPolicyCase(t *testing.T, c policyCase) {
 	dir := linkedProject(t)
-	before := snapshot(t, dir)
+	before := sandboxtest.Snapshot(t, dir)
 	rec := &recorder{yes: c.approve}
 	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithPolicy(mustPolicy(t, c.cfg, policy.WorkspaceWrite)), quiver.WithApprover(rec))
 	if err != nil {
@@ -173,7 +139,7 @@ func runPolicyCase(t *testing.T, c policyCase) {
 		t.Errorf("the approver was shown rule %q, want one naming %q", rec.asked[0].Rule, c.asked)
 	}
 	if c.want != "" || c.refusal != "" {
-		if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+		if diff := cmp.Diff(before, sandboxtest.Snapshot(t, dir)); diff != "" {
 			t.Errorf("a refused call changed the tree (-before +after):\n%s", diff)
 		}
 	}
@@ -323,5 +289,20 @@ func TestOfferedTools(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProtectedRefusalSuggestsNoRule: no allow rule passes a write to a
+// protected path, so the refusal names the path and suggests none.
+func TestProtectedRefusalSuggestsNoRule(t *testing.T) {
+	dir := linkedProject(t)
+	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithPolicy(mustPolicy(t, policy.Config{Allow: []string{"write_file"}}, policy.WorkspaceWrite)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tk.Close()
+	_, err = tk.Invoke(context.Background(), "write_file", writeOf("src/gitlink/hooks/pre-commit"))
+	if tool.CodeOf(err) != tool.CodeApprovalDenied || !strings.Contains(err.Error(), "protected path .git/hooks") || strings.Contains(err.Error(), "allow it with the rule") {
+		t.Errorf("refusal = %v, want APPROVAL_DENIED naming .git/hooks and no rule", err)
 	}
 }

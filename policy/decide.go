@@ -45,7 +45,7 @@ func (p *Policy) verdict(t *tool.Tool, risk tool.Risk, h hits) Verdict {
 		v = Verdict{Decision: p.def, Rule: "default = " + string(p.def)}
 	}
 	if h.protected != "" && v.Decision != Deny {
-		return Verdict{Decision: Ask, Rule: "protected path " + h.protected + " (writing it always asks)"}
+		return Verdict{Decision: Ask, Rule: "protected path " + h.protected + " (writing it always asks)", Protected: h.protected}
 	}
 	return v
 }

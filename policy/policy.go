@@ -135,6 +135,9 @@ type Verdict struct {
 	// it low-risk (exec_command: the read-only classifier); commands run
 	// under it must each be read-only too, as they actually run.
 	ByLowRisk bool
+	// Protected is the protected path that made a writing call ask: no allow
+	// rule would pass such a call, so none is suggested.
+	Protected string
 }
 
 // allowedBy reports whether the allow list covers the call: a bare rule for

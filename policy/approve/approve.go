@@ -38,7 +38,17 @@ type deny struct{}
 
 func (deny) Approve(_ context.Context, req policy.Request) (policy.Approval, error) {
 	return policy.Approval{By: "deny", Reason: fmt.Sprintf(
-		"approval required (%s) and no approver is configured; allow it with the rule %q", req.Rule, req.Suggest)}, nil
+		"approval required (%s) and no approver is configured%s", req.Rule, allowHint("; ", req))}, nil
+}
+
+// allowHint is how a refusal names the allow rule that would pass the call,
+// after prefix; "" when no rule would (a write to a protected path is asked
+// about whatever the rules say).
+func allowHint(prefix string, req policy.Request) string {
+	if req.Suggest == "" {
+		return ""
+	}
+	return fmt.Sprintf("%sallow it with the rule %q", prefix, req.Suggest)
 }
 
 // Prompt asks a person at a terminal: it shows the tool, what will run
@@ -64,8 +74,8 @@ func (p Prompt) Approve(ctx context.Context, req policy.Request) (policy.Approva
 	}
 	if !isTerminal(p.In) {
 		return policy.Approval{By: "prompt", Reason: fmt.Sprintf(
-			"approval required (%s) but standard input is not a terminal; rerun with --yes, or allow it with the rule %q",
-			req.Rule, req.Suggest)}, nil
+			"approval required (%s) but standard input is not a terminal; rerun with --yes%s",
+			req.Rule, allowHint(", or ", req))}, nil
 	}
 	choices := "[y/N]"
 	if p.Remember != nil && req.Suggest != "" {

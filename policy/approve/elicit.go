@@ -89,8 +89,8 @@ func (e Elicit) fallback(req policy.Request, why string) policy.Approval {
 		return policy.Approval{Approved: true, By: "elicit-fallback"}
 	}
 	return policy.Approval{By: "elicit-fallback", Reason: fmt.Sprintf(
-		"approval required (%s) but %s; allow it with the rule %q, or change [serve] ask_fallback",
-		req.Rule, why, req.Suggest)}
+		"approval required (%s) but %s%s, or change [serve] ask_fallback",
+		req.Rule, why, allowHint("; ", req))}
 }
 
 // canElicit reports whether the client declared form elicitation. An
