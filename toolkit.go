@@ -257,8 +257,12 @@ func (tk *Toolkit) Tools(ctx context.Context) ([]*tool.Tool, error) {
 	return out, nil
 }
 
-// AllowedTools returns the tools a model should be offered: those the policy
-// does not refuse outright (a bare deny, or the write scope).
+// AllowedTools returns the tools a model should be offered: every tool some
+// call of which the policy could let run ([policy.Policy.Offer]). A tool
+// named bare in deny, denied in [policy.tools], barred by the write scope,
+// or left to a deny default by every rule is not offered: every call of it
+// would be refused. The agent loop, MCP tools/list and `quiver tools` all
+// offer this list.
 func (tk *Toolkit) AllowedTools(ctx context.Context) ([]*tool.Tool, error) {
 	all, err := tk.Tools(ctx)
 	if err != nil {
