@@ -92,6 +92,7 @@ type call struct {
 	gate     tool.CommandGate // made on first use: few tools run commands
 	gateOnce sync.Once
 	scope    tool.Scope // the call's dependencies, kept inline
+	ran      commandLog // the programs the call started, for its audit record
 }
 
 // CheckCommand makes the call its own tool.CommandGate, so that providing
@@ -377,6 +378,7 @@ func (tk *Toolkit) record(ctx context.Context, c *call, out *Output, start time.
 	for _, p := range out.Content.Parts {
 		r.OutputSize += len(p.Text) + len(p.JSON) + len(p.Data)
 	}
+	tk.quoteCall(c, &r)
 	if err := tk.audit.Record(ctx, r); err != nil {
 		tk.logger.WarnContext(ctx, "audit record lost", "call_id", c.ID, "err", err)
 	}

@@ -41,6 +41,7 @@ type Toolkit struct {
 	box       *sandbox.Profile // the write scope's profile (sandbox.go)
 
 	cacheConfig // the output cache step's settings (cache.go)
+	auditConfig // the audit step's settings (auditrecord.go)
 
 	root       string
 	scope      policy.WriteScope

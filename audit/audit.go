@@ -1,6 +1,12 @@
 // Package audit records one line per tool call, whatever its outcome, so that
 // a host can answer "what did the agent run, who allowed it, and what came of
 // it" after the fact.
+//
+// A record says what ran, not only that something did: the call's arguments
+// and, for exec_command, every program the command line started, as it was
+// started (after expansion, so `git grep "-O$CMD"` shows the pager it ran).
+// Both pass through a [Redactor] first: values of secret names are never
+// written, and a record stays a few kilobytes whatever the call's size.
 package audit
 
 import (
@@ -24,7 +30,21 @@ type Record struct {
 	Outcome    string    `json:"outcome"` // "ok", or the error code
 	OutputSize int       `json:"output_size"`
 	OutputRef  string    `json:"output_ref,omitempty"`
+
+	// Arguments are the call's arguments as the tool received them (after
+	// alias renames), secrets redacted and long values cut (see Redactor).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Commands are the programs an exec_command call started, in order,
+	// each one shell-quoted line as it ran, secrets redacted. Programs a
+	// background job starts after the call has returned are not in it.
+	Commands []string `json:"commands,omitempty"`
+	// CommandsOmitted counts the programs started beyond MaxCommands.
+	CommandsOmitted int `json:"commands_omitted,omitempty"`
 }
+
+// MaxCommands bounds Record.Commands: a loop that starts a million
+// programs is recorded as its first MaxCommands and a count.
+const MaxCommands = 100
 
 // Sink receives audit records. Implementations must be safe for concurrent
 // use; the pipeline logs (and does not fail the call on) a Sink's error.

@@ -31,6 +31,7 @@ type Config struct {
 	Outputs   map[string]OutputType `toml:"outputs"`
 	Serve     Serve                 `toml:"serve"`
 	Web       Web                   `toml:"web"`
+	Audit     Audit                 `toml:"audit"`
 	// Sandbox is how the processes tools start are confined (package
 	// sandbox): network, extra writable roots, or off.
 	Sandbox sandbox.Config `toml:"sandbox"`
@@ -216,6 +217,13 @@ type Serve struct {
 type Web struct {
 	SearchURL    string `toml:"search_url"`    // a SearXNG-compatible JSON endpoint; web_search needs one
 	AllowPrivate bool   `toml:"allow_private"` // let web_fetch reach loopback and private networks
+}
+
+// Audit is the [audit] section.
+type Audit struct {
+	// Redact names further secrets, beyond audit.DefaultSecretNames (which
+	// always apply), whose values audit records never quote.
+	Redact []string `toml:"redact"`
 }
 
 // Find returns the configuration file to use: explicit if set, else

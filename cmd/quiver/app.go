@@ -122,7 +122,7 @@ func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
 			return nil, fmt.Errorf("--audit: %w", err)
 		}
 		a.closer = append(a.closer, f)
-		opts = append(opts, quiver.WithAudit(audit.NewJSONLines(f)))
+		opts = append(opts, quiver.WithAudit(audit.NewJSONLines(f)), quiver.WithAuditRedact(cfg.Audit.Redact...))
 	}
 	return opts, nil
 }

@@ -65,6 +65,7 @@ func (st *runState) run(ctx context.Context, p procIO, argv []string) int {
 		st.refuse(p.stderr, Join(argv), err)
 		return 126
 	}
+	st.ran(argv)
 	return st.start(ctx, p, path, argv)
 }
 
