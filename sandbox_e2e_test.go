@@ -1,18 +1,12 @@
 package quiver_test
 
 import (
-	"bufio"
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/config"
@@ -21,92 +15,9 @@ import (
 	"github.com/quiverkit/quiver/provider/custom"
 	"github.com/quiverkit/quiver/provider/script"
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 	"github.com/quiverkit/quiver/tools"
 )
-
-// escape is one line of testdata/escapes.txt.
-type escape struct{ name, command string }
-
-func loadEscapes(t *testing.T) []escape {
-	t.Helper()
-	f, err := os.Open("testdata/escapes.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []escape
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, cmd, ok := strings.Cut(line, " | ")
-		if !ok {
-			t.Fatalf("bad line %q", line)
-		}
-		out = append(out, escape{name, cmd})
-	}
-	if len(out) < 20 {
-		t.Fatalf("%d attempts; the acceptance asks for at least 20", len(out))
-	}
-	return out
-}
-
-// watch is the outside world an attempt must not touch: a directory with
-// a victim file, and TCP and UDP listeners on the host's loopback.
-type watch struct {
-	out  string
-	tcp  net.Listener
-	udp  net.PacketConn
-	seen map[string]string
-}
-
-func newWatch(t *testing.T) *watch {
-	t.Helper()
-	w := &watch{out: t.TempDir()}
-	if err := os.WriteFile(filepath.Join(w.out, "victim.txt"), []byte("victim\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var err error
-	if w.tcp, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	if w.udp, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.tcp.Close(); w.udp.Close() })
-	w.seen = snapshot(t, w.out)
-	return w
-}
-
-func (w *watch) expand(cmd string) string {
-	return strings.NewReplacer("{OUT}", w.out, "{HOST}", "127.0.0.1",
-		"{TCPPORT}", strconv.Itoa(w.tcp.Addr().(*net.TCPAddr).Port),
-		"{UDPPORT}", strconv.Itoa(w.udp.LocalAddr().(*net.UDPAddr).Port)).Replace(cmd)
-}
-
-// check fails t if anything outside changed or a listener was reached.
-// What a process sent is queued by the time it has exited; the short
-// deadlines only bound an empty read (Go will not read at all once a
-// deadline has passed).
-func (w *watch) check(t *testing.T, what string) {
-	t.Helper()
-	if diff := cmp.Diff(w.seen, snapshot(t, w.out)); diff != "" {
-		t.Errorf("%s changed the outside directory (-before +after):\n%s", what, diff)
-		w.seen = snapshot(t, w.out)
-	}
-	w.udp.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-	if n, _, err := w.udp.ReadFrom(make([]byte, 64)); err == nil {
-		t.Errorf("%s reached the host's UDP listener (%d bytes)", what, n)
-	}
-	tl := w.tcp.(*net.TCPListener)
-	tl.SetDeadline(time.Now().Add(50 * time.Millisecond))
-	if c, err := tl.Accept(); err == nil {
-		c.Close()
-		t.Errorf("%s reached the host's TCP listener", what)
-	}
-}
 
 // escapeToolkit is a toolkit that approves everything, under scope, with
 // a custom tool and a script tool that copy a file where they are told.
@@ -152,33 +63,41 @@ func TestSandboxEscapes(t *testing.T) {
 	if err := sandbox.Check(); err != nil {
 		t.Fatalf("this machine must support the sandbox: %v", err)
 	}
-	escapes := loadEscapes(t)
+	escapes := sandboxtest.LoadEscapes(t, "testdata/escapes.txt")
 	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly} {
 		t.Run(string(scope), func(t *testing.T) {
 			t.Parallel()
 			tk, _ := escapeToolkit(t, scope)
-			w := newWatch(t)
+			w := sandboxtest.NewWatch(t)
 			ctx := context.Background()
 			for _, e := range escapes {
-				line := w.expand(e.command)
+				line := w.Expand(e.Command)
 				if _, err := tk.Invoke(ctx, "exec_command", map[string]any{"command": line, "timeout_secs": 30}); err != nil && scope == policy.WorkspaceWrite {
-					t.Logf("%s: %v", e.name, err) // a refusal is fine; only the effect matters
+					t.Logf("%s: %v", e.Name, err) // a refusal is fine; only the effect matters
 				}
-				w.check(t, e.name)
+				if what := w.Touched(t); what != "" {
+					t.Errorf("%s %s", e.Name, what)
+				}
 			}
 			// The same lines as background jobs, waited for to their end.
 			for _, e := range escapes[:8] {
-				out, err := quiver.Call(ctx, tk, tools.ExecCommand, tools.ExecCommandInput{Command: w.expand(e.command), Background: true})
+				out, err := quiver.Call(ctx, tk, tools.ExecCommand, tools.ExecCommandInput{Command: w.Expand(e.Command), Background: true})
 				if err != nil {
 					continue
 				}
 				tk.Invoke(ctx, "exec_output", map[string]any{"job_id": out.JobID, "wait_secs": 30})
-				w.check(t, "background "+e.name)
+				if what := w.Touched(t); what != "" {
+					t.Errorf("background %s %s", e.Name, what)
+				}
 			}
-			tk.Invoke(ctx, "copy_file", map[string]any{"src": "a.txt", "dest": filepath.Join(w.out, "custom")})
-			w.check(t, "custom tool")
-			tk.Invoke(ctx, "copy_to", map[string]any{"dest": filepath.Join(w.out, "script")})
-			w.check(t, "script tool")
+			tk.Invoke(ctx, "copy_file", map[string]any{"src": "a.txt", "dest": filepath.Join(w.Out, "custom")})
+			if what := w.Touched(t); what != "" {
+				t.Errorf("custom tool %s", what)
+			}
+			tk.Invoke(ctx, "copy_to", map[string]any{"dest": filepath.Join(w.Out, "script")})
+			if what := w.Touched(t); what != "" {
+				t.Errorf("script tool %s", what)
+			}
 		})
 	}
 }
@@ -192,7 +111,7 @@ func TestSandboxProtectedPaths(t *testing.T) {
 	mustWrite(t, filepath.Join(ws, ".git/config"), "[core]\n\tbare = false\n", 0o644)
 	mustWrite(t, filepath.Join(ws, ".git/HEAD"), "ref: refs/heads/main\n", 0o644)
 	mustWrite(t, filepath.Join(ws, ".git/hooks/pre-commit.sample"), "#!/bin/sh\n", 0o755)
-	before := snapshot(t, ws)
+	before := sandboxtest.Snapshot(t, ws)
 	for _, line := range []string{
 		"echo x >> .git/config",
 		"sh -c 'echo x >> .git/config'",
@@ -214,7 +133,7 @@ func TestSandboxProtectedPaths(t *testing.T) {
 	} {
 		out, err := tk.Invoke(context.Background(), "exec_command", map[string]any{"command": line})
 		t.Logf("%s: %v %s", line, err, out.Content)
-		after := snapshot(t, ws)
+		after := sandboxtest.Snapshot(t, ws)
 		for _, path := range []string{"quiver.toml", ".git", ".git/config", ".git/hooks", ".git/hooks/pre-commit.sample", ".quiver/tools", ".quiver/tools/copy_to"} {
 			if before[path] != after[path] {
 				t.Errorf("%q changed %s: %q -> %q", line, path, before[path], after[path])
