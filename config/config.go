@@ -9,7 +9,6 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -37,6 +36,9 @@ type Config struct {
 	Sandbox sandbox.Config `toml:"sandbox"`
 	// Run is the model `quiver run` drives and how.
 	Run Run `toml:"run"`
+	// Review, when the section is present, sends calls to reviewer models
+	// before they run (review.go).
+	Review *Review `toml:"review"`
 
 	// Path is the file the configuration was read from ("" for defaults).
 	Path string `toml:"-"`
@@ -137,21 +139,27 @@ type Exec struct {
 
 // Tools is the [tools] section: tool sources.
 type Tools struct {
-	SuggestEnhancedTools bool        `toml:"suggest_enhanced_tools"`
-	CLI                  CLI         `toml:"cli"`
-	MCP                  MCP         `toml:"mcp"`
-	Custom               []Custom    `toml:"custom"`
-	Scripts              ScriptTools `toml:"scripts"`
+	// Providers, when set, names the tool sources that are on, most
+	// preferred first (providers.go).
+	Providers            []ProviderKind `toml:"providers"`
+	Builtin              Builtin        `toml:"builtin"`
+	SuggestEnhancedTools bool           `toml:"suggest_enhanced_tools"`
+	CLI                  CLI            `toml:"cli"`
+	MCP                  MCP            `toml:"mcp"`
+	Custom               []Custom       `toml:"custom"`
+	Scripts              ScriptTools    `toml:"scripts"`
 }
 
 // CLI is [tools.cli].
 type CLI struct {
+	Enabled  *bool             `toml:"enabled"` // the spec's spelling; enabled = false is disabled = true
 	Disabled bool              `toml:"disabled"`
 	Aliases  map[string]string `toml:"aliases"` // tool name -> program, e.g. grep_search = "rg"
 }
 
 // MCP is [tools.mcp].
 type MCP struct {
+	Enabled *bool       `toml:"enabled"` // false: no server is started
 	Servers []MCPServer `toml:"servers"`
 }
 
@@ -226,21 +234,29 @@ type Audit struct {
 	Redact []string `toml:"redact"`
 }
 
-// Find returns the configuration file to use: explicit if set, else
-// quiver.toml in root (the --root flag, when given: an MCP client starts
-// quiver serve --root PROJECT from anywhere), else ./quiver.toml, else
-// $XDG_CONFIG_HOME/quiver/config.toml. "" means none.
+// FileNames are the names a project's configuration file is looked for by,
+// in order: Quiver's own, then the name of the plugin tool system whose
+// configuration Quiver reads unchanged.
+var FileNames = []string{"quiver.toml", "quorum.toml"}
+
+// Find returns the configuration file to use: explicit if set, else one of
+// FileNames in root (the --root flag, when given: an MCP client starts
+// quiver serve --root PROJECT from anywhere), else in the current
+// directory, else $XDG_CONFIG_HOME/quiver/config.toml. "" means none.
 func Find(explicit, root string) string {
 	if explicit != "" {
 		return explicit
 	}
+	dirs := []string{"."}
 	if root != "" {
-		if p := filepath.Join(root, "quiver.toml"); fileExists(p) {
-			return p
-		}
+		dirs = []string{root, "."}
 	}
-	if fileExists("quiver.toml") {
-		return "quiver.toml"
+	for _, dir := range dirs {
+		for _, name := range FileNames {
+			if p := filepath.Join(dir, name); fileExists(p) {
+				return p
+			}
+		}
 	}
 	dir := os.Getenv("XDG_CONFIG_HOME")
 	if dir == "" {
@@ -282,8 +298,7 @@ func Load(path string) (*Config, error) {
 // what decoding cannot.
 func Parse(name string, data []byte) (*Config, error) {
 	var c Config
-	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := decode(data, &c); err != nil {
 		return nil, positioned(name, err)
 	}
 	c.Path = name
@@ -336,6 +351,14 @@ func (c *Config) check() error {
 			if r.Text == "" {
 				return fmt.Errorf("policy.%s[%d]: a rule must be a non-empty string", l.name, i)
 			}
+		}
+	}
+	if err := c.Tools.checkProviders(); err != nil {
+		return err
+	}
+	if c.Review != nil {
+		if err := c.Review.check(); err != nil {
+			return err
 		}
 	}
 	if s := c.Output.Store; s != "" && s != "memory" && s != "dir" {
