@@ -5,6 +5,8 @@ import (
 	"io"
 	"os/exec"
 	"testing"
+
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 // The start-up overhead of a run against running the program directly:
@@ -62,4 +64,21 @@ func BenchmarkRunShellTrue(b *testing.B) {
 func BenchmarkRunShellBinTrue(b *testing.B) {
 	e := newRunEnv(b, "/bin/true")
 	benchRun(b, e.spec("/bin/true"))
+}
+
+// BenchmarkRunArgvTrueSandbox is exec_command's argv path for /bin/true
+// without the sandbox and under each confined profile, side by side in one
+// run (goal: confined at most 2x unconfined).
+func BenchmarkRunArgvTrueSandbox(b *testing.B) {
+	e := newRunEnv(b, "/bin/true")
+	for _, mode := range []sandbox.Mode{sandbox.Unconfined, sandbox.ReadOnly, sandbox.WorkspaceWrite} {
+		spec := e.spec("")
+		spec.Argv = []string{"/bin/true"}
+		box, err := sandbox.New(mode, spec.Workspace.Dir(), sandbox.Config{}, sandbox.StandardProtected)
+		if err != nil {
+			b.Fatal(err)
+		}
+		spec.Sandbox = box
+		b.Run(string(mode), func(b *testing.B) { benchRun(b, spec) })
+	}
 }
