@@ -2,33 +2,47 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	anthropicsdk "github.com/anthropics/anthropic-sdk-go"
 	anthropicopt "github.com/anthropics/anthropic-sdk-go/option"
 	oai "github.com/openai/openai-go/v3"
 	oaiopt "github.com/openai/openai-go/v3/option"
+	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/agent"
+	"github.com/quiverkit/quiver/audit"
+	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/driver/anthropic"
 	"github.com/quiverkit/quiver/driver/gemini"
 	"github.com/quiverkit/quiver/driver/openai"
-	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	"google.golang.org/genai"
 )
 
 func init() { commands = append(commands, (*app).runCommand) }
 
-// runFlags are the flags of `quiver run`.
+// exitIncomplete is `quiver run`'s exit status when the model's last reply
+// was cut off by the output token limit: not an answer, and not a failure
+// of a tool either.
+const exitIncomplete = 3
+
+// runFlags are the settings of `quiver run`: the flags, over the [run]
+// section of quiver.toml.
 type runFlags struct {
-	provider, model, baseURL, system string
-	maxTurns                         int
-	maxTokens                        int64
+	provider, model, baseURL, system, api string
+	maxTurns                              int
+	maxTokens                             int64
+	thinkingBudget, maxOutputTokens       int
+	reasoningEffort, toolChoice           string
+	parallel, quietThinking               bool
 }
 
 // apiKeyEnv names the environment variable each provider's key is read from,
@@ -45,35 +59,125 @@ func (a *app) runCommand() *cobra.Command {
 		Use:   "run TASK",
 		Short: "Run an agent on a task with the toolkit's tools",
 		Long: "Give TASK to a model and run the tool calls it makes through the whole pipeline (policy, approval,\n" +
-			"workspace) until it answers, calls done, or spends its budget. The final text is printed.\n" +
+			"workspace) until it answers, calls done, or spends its budget. The model's text streams to standard\n" +
+			"output as it is written; its thinking (dimmed) and each tool call, as it starts and as it ends, go\n" +
+			"to standard error. --json prints one JSON event per line instead.\n" +
 			"The API key comes from OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY; with --base-url\n" +
-			"(Ollama, vLLM, another OpenAI-compatible server) the key may be absent.",
+			"(Ollama, vLLM, another OpenAI-compatible server) the key may be absent. Every flag but --system\n" +
+			"has a default in quiver.toml's [run] section.\n" +
+			"Exit status: 0 answered or done, 1 the run failed (a budget, the model's API), 2 usage,\n" +
+			"3 the reply was cut off by the output token limit (raise --max-output-tokens).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			model, err := f.newModel(ctx)
-			if err != nil {
-				return &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
-			}
-			tk, err := a.toolkit()
+			cfg, err := a.loadConfig()
 			if err != nil {
 				return err
 			}
+			f.merge(cmd, cfg.Run)
+			ac, err := f.agentConfig()
+			if err != nil {
+				return &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+			}
+			ac.ParallelToolCalls = f.parallelFlag(cmd)
+			if ac.Model, err = f.newModel(ctx); err != nil {
+				return &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+			}
+			view := newRunView(cmd.OutOrStdout(), cmd.ErrOrStderr(), a.flags.json, f.quietThinking, isTerminal(os.Stderr))
+			sinks, err := a.runAudit(view)
+			if err != nil {
+				return &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+			}
+			opts := []quiver.Option{quiver.WithAudit(sinks)}
+			if !a.flags.yes {
+				opts = append(opts, quiver.WithApprover(approve.Prompt{In: os.Stdin, Out: os.Stderr, Remember: &approve.SessionRules{}}))
+			}
+			if ac.Toolkit, err = a.toolkit(opts...); err != nil {
+				return err
+			}
 			defer a.close()
-			res, err := agent.Run(ctx, agent.Config{Model: model, Toolkit: tk, System: f.system,
-				MaxTurns: f.maxTurns, MaxTokens: f.maxTokens}, args[0])
-			return a.printRun(cmd, res, err)
+			ac.OnEvent = view.event
+			res, err := agent.Run(ctx, ac, args[0])
+			return view.finish(res, err)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.provider, "provider", "openai", "openai, anthropic or gemini")
 	fl.StringVar(&f.model, "model", "", "the model's name (required)")
 	fl.StringVar(&f.baseURL, "base-url", "", "the API's base URL, for Ollama and other compatible servers")
+	fl.StringVar(&f.api, "api", "", "OpenAI's API: responses or chat (default: responses for OpenAI's reasoning models, chat otherwise and with --base-url)")
 	fl.StringVar(&f.system, "system", "", "system instructions")
 	fl.IntVar(&f.maxTurns, "max-turns", agent.DefaultMaxTurns, "the most replies the model may give")
-	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "the most tokens the run may spend (0: no limit)")
+	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "the most tokens the run may spend, thinking included (0: no limit)")
+	fl.IntVar(&f.maxOutputTokens, "max-output-tokens", 0, "the most tokens one reply may take (0: the provider's default)")
+	fl.IntVar(&f.thinkingBudget, "thinking-budget", 0, "extended thinking: tokens a reply may think with (Anthropic, at least 1024; Gemini)")
+	fl.StringVar(&f.reasoningEffort, "reasoning-effort", "", "low, medium or high (OpenAI reasoning models; Gemini thinking level)")
+	fl.BoolVar(&f.quietThinking, "quiet-thinking", false, "do not show the model's thinking")
+	fl.StringVar(&f.toolChoice, "tool-choice", "", "auto, none, required, or a tool's name to force it (default: the provider's, auto)")
+	fl.BoolVar(&f.parallel, "parallel-tool-calls", true, "let the model make several calls per reply (sent only when given)")
 	return cmd
+}
+
+// merge fills what no flag set from quiver.toml's [run] section.
+func (f *runFlags) merge(cmd *cobra.Command, c config.Run) {
+	unset := func(name string) bool { return !cmd.Flags().Changed(name) }
+	pick := func(name string, dst *string, v string) {
+		if unset(name) && v != "" {
+			*dst = v
+		}
+	}
+	pick("provider", &f.provider, c.Provider)
+	pick("model", &f.model, c.Model)
+	pick("base-url", &f.baseURL, c.BaseURL)
+	pick("api", &f.api, c.API)
+	pick("reasoning-effort", &f.reasoningEffort, c.ReasoningEffort)
+	pick("tool-choice", &f.toolChoice, c.ToolChoice)
+	if unset("thinking-budget") && c.ThinkingBudget != 0 {
+		f.thinkingBudget = c.ThinkingBudget
+	}
+	if unset("max-output-tokens") && c.MaxOutputTokens != 0 {
+		f.maxOutputTokens = c.MaxOutputTokens
+	}
+	if unset("quiet-thinking") && c.QuietThinking {
+		f.quietThinking = true
+	}
+	if unset("parallel-tool-calls") && c.ParallelToolCalls != nil {
+		f.parallel = *c.ParallelToolCalls
+		cmd.Flags().Lookup("parallel-tool-calls").Changed = true // the file said it: send it
+	}
+}
+
+// agentConfig checks the settings and turns them into the run's budget and
+// request options.
+func (f *runFlags) agentConfig() (agent.Config, error) {
+	c := agent.Config{System: f.system, MaxTurns: f.maxTurns, MaxTokens: f.maxTokens, MaxOutputTokens: f.maxOutputTokens,
+		Reasoning: driver.ReasoningConfig{BudgetTokens: f.thinkingBudget, Effort: f.reasoningEffort}}
+	switch f.reasoningEffort {
+	case "", "low", "medium", "high":
+	default:
+		return c, fmt.Errorf("--reasoning-effort %q: want low, medium or high", f.reasoningEffort)
+	}
+	if f.thinkingBudget < 0 || f.maxOutputTokens < 0 {
+		return c, errors.New("--thinking-budget and --max-output-tokens cannot be negative")
+	}
+	switch f.toolChoice {
+	case "":
+	case "auto", "none", "required":
+		c.ToolChoice = driver.ToolChoice{Mode: driver.ToolChoiceMode(f.toolChoice)}
+	default:
+		c.ToolChoice = driver.Choose(f.toolChoice)
+	}
+	return c, nil
+}
+
+// parallelFlag is the parallel_tool_calls to send: nil unless the flag or
+// quiver.toml set it.
+func (f *runFlags) parallelFlag(cmd *cobra.Command) *bool {
+	if !cmd.Flags().Changed("parallel-tool-calls") {
+		return nil
+	}
+	return &f.parallel
 }
 
 // newModel builds the driver for the chosen provider on its SDK's client.
@@ -85,6 +189,9 @@ func (f runFlags) newModel(ctx context.Context) (driver.Model, error) {
 	if f.model == "" {
 		return nil, fmt.Errorf("--model is required (the %s model to run)", f.provider)
 	}
+	if f.api != "" && f.api != "responses" && f.api != "chat" {
+		return nil, fmt.Errorf("--api %q: want responses or chat", f.api)
+	}
 	var key string
 	for _, e := range envs {
 		if key = os.Getenv(e); key != "" {
@@ -93,6 +200,9 @@ func (f runFlags) newModel(ctx context.Context) (driver.Model, error) {
 	}
 	if key == "" && f.baseURL == "" {
 		return nil, fmt.Errorf("no API key: set %s (or --base-url for a server that needs none)", envs[0])
+	}
+	if key == "" {
+		key = "none" // servers without auth still get a well-formed header, and the SDKs a key
 	}
 	switch f.provider {
 	case "anthropic":
@@ -108,57 +218,58 @@ func (f runFlags) newModel(ctx context.Context) (driver.Model, error) {
 			return nil, fmt.Errorf("gemini client: %w", err)
 		}
 		return gemini.New(client, f.model), nil
-	default:
-		if key == "" {
-			key = "none" // compatible servers without auth still get a well-formed header
-		}
-		opts := []oaiopt.RequestOption{oaiopt.WithAPIKey(key)}
-		if f.baseURL != "" {
-			opts = append(opts, oaiopt.WithBaseURL(f.baseURL))
-		}
-		return openai.NewChat(oai.NewClient(opts...), f.model), nil
 	}
+	opts := []oaiopt.RequestOption{oaiopt.WithAPIKey(key)}
+	if f.baseURL != "" {
+		opts = append(opts, oaiopt.WithBaseURL(f.baseURL))
+	}
+	if f.useResponses() {
+		return openai.NewResponses(oai.NewClient(opts...), f.model), nil
+	}
+	return openai.NewChat(oai.NewClient(opts...), f.model), nil
 }
 
-// runJSON is what `quiver run --json` prints.
-type runJSON struct {
-	Text    string       `json:"text"`
-	Done    bool         `json:"done"`
-	Summary string       `json:"summary,omitempty"`
-	Turns   int          `json:"turns"`
-	Usage   driver.Usage `json:"usage"`
-	Error   *errorJSON   `json:"error,omitempty"`
+// useResponses picks OpenAI's API: as asked, else the Responses API for
+// OpenAI's own reasoning models (only there does their reasoning carry from
+// turn to turn), else Chat Completions, which every compatible server
+// speaks.
+func (f runFlags) useResponses() bool {
+	if f.api != "" {
+		return f.api == "responses"
+	}
+	return f.baseURL == "" && openai.IsReasoningModel(strings.ToLower(f.model))
 }
 
-// printRun prints the final text (or done's summary when the model ended
-// without text); a failed run prints what it has and exits 1 with the error.
-func (a *app) printRun(cmd *cobra.Command, res *agent.Result, err error) error {
-	if res == nil {
-		return &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
-	}
-	if a.flags.json {
-		j := runJSON{Text: res.Text, Done: res.Done, Summary: res.Summary, Turns: res.Turns, Usage: res.Usage}
+// runAudit is the run's audit sink: the view, which shows each call's end,
+// and the --audit file when there is one. It takes the file over from the
+// toolkit's base options, which would otherwise be the only sink.
+func (a *app) runAudit(view *runView) (audit.Sink, error) {
+	sinks := teeSink{view}
+	if path := a.flags.audit; path != "" {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
-			te := tool.AsError(err)
-			j.Error = &errorJSON{Code: te.Code, Message: te.Message, Tool: te.Tool, Retriable: te.Retriable}
+			return nil, fmt.Errorf("--audit: %w", err)
 		}
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		if werr := enc.Encode(j); werr != nil {
-			return werr
-		}
-	} else if text := finalText(res); text != "" {
-		fmt.Fprintln(cmd.OutOrStdout(), text)
+		a.closer = append(a.closer, f)
+		a.flags.audit = ""
+		sinks = append(sinks, audit.NewJSONLines(f))
 	}
-	if err != nil {
-		return &exitError{code: exitTool, msg: "quiver: " + err.Error()}
-	}
-	return nil
+	return sinks, nil
 }
 
-func finalText(res *agent.Result) string {
-	if res.Text == "" && res.Done {
-		return res.Summary
+// teeSink hands each record to every sink; the first error is returned.
+type teeSink []audit.Sink
+
+func (t teeSink) Record(ctx context.Context, r audit.Record) error {
+	var first error
+	for _, s := range t {
+		if err := s.Record(ctx, r); err != nil && first == nil {
+			first = err
+		}
 	}
-	return res.Text
+	return first
 }
+
+// isTerminal reports whether f is a terminal (escape sequences are for
+// people, not for files and pipes).
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

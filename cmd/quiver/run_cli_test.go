@@ -27,11 +27,43 @@ func openAIScript(t *testing.T, replies ...string) (*httptest.Server, func() []s
 			http.Error(w, `{"error":{"message":"unexpected request"}}`, http.StatusBadRequest)
 			return
 		}
+		if strings.Contains(string(body), `"stream":true`) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", asChunk(t, replies[n]))
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, replies[n])
 	}))
 	t.Cleanup(srv.Close)
 	return srv, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), got...) }
+}
+
+// asChunk turns a whole Chat Completions reply into the one chunk a server
+// streaming it at once would send: the message as the delta, each tool call
+// with its index.
+func asChunk(t *testing.T, reply string) string {
+	var r struct {
+		ID      string `json:"id"`
+		Model   string `json:"model"`
+		Choices []struct {
+			FinishReason string         `json:"finish_reason"`
+			Message      map[string]any `json:"message"`
+		} `json:"choices"`
+		Usage json.RawMessage `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(reply), &r); err != nil {
+		t.Fatal(err)
+	}
+	ch := r.Choices[0]
+	if calls, ok := ch.Message["tool_calls"].([]any); ok {
+		for i, c := range calls {
+			c.(map[string]any)["index"] = i
+		}
+	}
+	delta, _ := json.Marshal(ch.Message)
+	return fmt.Sprintf(`{"id":%q,"object":"chat.completion.chunk","created":1,"model":%q,"choices":[{"index":0,"delta":%s,"finish_reason":%q}],"usage":%s}`,
+		r.ID, r.Model, delta, ch.FinishReason, r.Usage)
 }
 
 func chatCall(id, name, args string) string {
@@ -68,9 +100,10 @@ func TestRunJSONAndBudget(t *testing.T) {
 	if r.code != exitTool {
 		t.Fatalf("exit %d, want %d; stderr %q", r.code, exitTool, r.stderr)
 	}
-	var j runJSON
-	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
-		t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var j runResult
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &j); err != nil || j.Type != "result" {
+		t.Fatalf("the last line is not the result event: %v\n%s", err, r.stdout)
 	}
 	if j.Turns != 2 || j.Error == nil || j.Error.Code != "BUDGET_EXCEEDED" || j.Usage.TotalTokens != 50 {
 		t.Errorf("got %+v (error %+v)", j, j.Error)

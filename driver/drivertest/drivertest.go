@@ -87,22 +87,25 @@ type Server struct {
 // closed when the test ends.
 func New(t testing.TB, p Provider, call Call, final string) *Server {
 	t.Helper()
-	s := &Server{provider: p, call: call, final: final, d: dialects[p]}
-	if s.d == nil {
-		t.Fatalf("drivertest: unknown provider %q", p)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(srv.Close)
-	s.URL = srv.URL
-	return s
+	return start(t, &Server{provider: p, call: call, final: final})
 }
 
 // CutOff starts a server for p that answers every request with a text reply
 // cut off by the output token limit.
 func CutOff(t testing.TB, p Provider, partial string) *Server {
 	t.Helper()
-	s := New(t, p, Call{}, partial)
-	s.cutOff = true
+	return start(t, &Server{provider: p, final: partial, cutOff: true})
+}
+
+func start(t testing.TB, s *Server) *Server {
+	t.Helper()
+	s.d = dialects[s.provider]
+	if s.d == nil {
+		t.Fatalf("drivertest: unknown provider %q", s.provider)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
 	return s
 }
 
