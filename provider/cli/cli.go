@@ -70,6 +70,9 @@ type Options struct {
 	Timeout time.Duration
 	// LookPath finds a program; nil means exec.LookPath. Tests set it.
 	LookPath func(string) (string, error)
+	// EnvAllow names host variables passed on, beyond shell.BaseEnvNames,
+	// to the programs of tools that wrap one ([exec] env_allow).
+	EnvAllow []string
 }
 
 // Backend says which program backs a tool.
@@ -78,6 +81,9 @@ type Backend struct {
 	Program string // as configured: "rg", "fd", "/opt/bin/rg"
 	Path    string // where it was found; "" when the tool is not offered here
 	Note    string // why not, when it is not offered
+	// Wraps is set for a tool of its own that runs Program (an alias whose
+	// name is not a built-in); Path is "" when Program was not found now.
+	Wraps bool
 }
 
 // kind is a supported program family.
@@ -108,11 +114,14 @@ type Provider struct {
 	opts     Options
 	backends []Backend
 	tools    []*tool.Tool
+	errs     []error
 }
 
 // New detects the programs (once, now) and builds the tools they back.
-// Aliases for tools this provider cannot serve are reported by Backends,
-// not refused: a configuration written for another runtime still loads.
+// Aliases for built-in tools this provider cannot serve are reported by
+// Backends, not refused: a configuration written for another runtime still
+// loads. An alias whose name is not a built-in defines a tool that runs its
+// program (wrap.go); one that cannot is reported by Err.
 func New(opts Options) *Provider {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
@@ -132,6 +141,10 @@ func New(opts Options) *Provider {
 	}
 	sort.Strings(names)
 	for _, name := range names {
+		if _, known := accepts[name]; !known && !builtinName(name) {
+			p.wrap(name, opts.Aliases[name])
+			continue
+		}
 		b, path, k := p.detect(name)
 		p.backends = append(p.backends, b)
 		if path == "" {
@@ -150,6 +163,27 @@ func New(opts Options) *Provider {
 	return p
 }
 
+// wrap adds the tool name that runs program.
+func (p *Provider) wrap(name, program string) {
+	t, err := newWrapped(name, program, &p.opts)
+	if err != nil {
+		p.errs = append(p.errs, err)
+		return
+	}
+	b := Backend{Tool: name, Program: program, Wraps: true}
+	if found, err := p.opts.LookPath(program); err == nil {
+		b.Path = found
+	} else {
+		b.Note = fmt.Sprintf("%s is not installed now; calls fail until it is", program)
+	}
+	p.backends = append(p.backends, b)
+	p.tools = append(p.tools, t)
+}
+
+// Err reports the aliases that define nothing: a name no tool may have, a
+// program that is not one word.
+func (p *Provider) Err() error { return errors.Join(p.errs...) }
+
 // detect resolves the program for one tool.
 func (p *Provider) detect(name string) (b Backend, path string, k kind) {
 	prog, configured := p.opts.Aliases[name]
@@ -159,8 +193,13 @@ func (p *Provider) detect(name string) (b Backend, path string, k kind) {
 	b = Backend{Tool: name, Program: prog}
 	want, known := accepts[name]
 	switch {
+	case !known && name == "read_file":
+		b.Note = "deliberately unsupported: syntax highlighting and decorations are noise to a model; " +
+			"the builtin read_file serves it (numbered lines, images as images)"
+		return b, "", kindNone
 	case !known:
-		b.Note = fmt.Sprintf("the cli provider serves only %s", strings.Join(sortedKeys(accepts), ", "))
+		b.Note = fmt.Sprintf("the cli provider serves only %s; the builtin provider serves %s",
+			strings.Join(sortedKeys(accepts), ", "), name)
 		return b, "", kindNone
 	case prog == "" || prog == "builtin":
 		b.Note = "left to the builtin provider by configuration"
@@ -168,7 +207,9 @@ func (p *Provider) detect(name string) (b Backend, path string, k kind) {
 	}
 	k = kindOf(prog)
 	if k != want {
-		b.Note = fmt.Sprintf("%s cannot serve %s; use %s", prog, name, programNames(want))
+		b.Note = fmt.Sprintf("served by the builtin engine: %s cannot be made to search exactly what the engine searches "+
+			"(the workspace's ignore files, its confinement, Go's regular expressions); for a faster backend use %s",
+			prog, programNames(want))
 		return b, "", kindNone
 	}
 	for _, candidate := range candidates(prog) {

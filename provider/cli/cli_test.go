@@ -317,10 +317,10 @@ func TestDetection(t *testing.T) {
 			backends: map[string]string{"grep_search": "/usr/bin//opt/rg"},
 		},
 		{
-			name:     "a program that cannot serve the tool",
+			name:     "the spec's grep and find are served by the builtin engine, with the reason",
 			opts:     Options{Aliases: map[string]string{"grep_search": "grep", "glob_search": "find"}, LookPath: fakeLook("grep", "find", "rg")},
 			offered:  []string{"search_code"},
-			backends: map[string]string{"grep_search": "grep cannot serve grep_search; use rg", "glob_search": "find cannot serve glob_search"},
+			backends: map[string]string{"grep_search": "served by the builtin engine: grep cannot be made to search exactly", "glob_search": "served by the builtin engine: find cannot"},
 		},
 		{
 			name:     "builtin leaves a tool to the builtin provider",
@@ -329,9 +329,26 @@ func TestDetection(t *testing.T) {
 			backends: map[string]string{"glob_search": "left to the builtin provider"},
 		},
 		{
-			name:     "an alias for a tool this provider does not serve",
+			name:     "read_file = bat is deliberately unsupported",
 			opts:     Options{Aliases: map[string]string{"read_file": "bat"}, LookPath: fakeLook("bat")},
-			backends: map[string]string{"read_file": "serves only"},
+			backends: map[string]string{"read_file": "deliberately unsupported: syntax highlighting"},
+		},
+		{
+			name:     "an alias for another built-in this provider does not serve",
+			opts:     Options{Aliases: map[string]string{"run_command": "bash"}, LookPath: fakeLook("bash")},
+			backends: map[string]string{"run_command": "serves only"},
+		},
+		{
+			name:     "an alias that is not a built-in defines a tool running its program",
+			opts:     Options{Aliases: map[string]string{"my_tool": "external-cli-command"}, LookPath: fakeLook("external-cli-command")},
+			offered:  []string{"my_tool"},
+			backends: map[string]string{"my_tool": "/usr/bin/external-cli-command"},
+		},
+		{
+			name:     "a wrapped program that is missing is still a tool, and says so",
+			opts:     Options{Aliases: map[string]string{"my_tool": "external-cli-command"}, LookPath: fakeLook()},
+			offered:  []string{"my_tool"},
+			backends: map[string]string{"my_tool": "external-cli-command is not installed now"},
 		},
 	}
 	for _, tt := range tests {
