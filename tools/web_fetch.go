@@ -46,10 +46,15 @@ type WebConfig struct {
 	MaxBytes       int64  // the most body bytes read; 5 MB
 	UserAgent      string // default "quiver-web-fetch/1"
 	// SearchURL is web_search's backend: a SearXNG-compatible endpoint
-	// answering GET SearchURL?q=QUERY&format=json. Empty: web_search fails
-	// with a message saying how to set it. The operator chose it, so it is
+	// answering GET SearchURL?q=QUERY&format=json. Empty: DuckDuckGo
+	// (see DuckDuckGoURL). The operator chose it, so it is
 	// not subject to the private-address check.
 	SearchURL string
+	// DuckDuckGoURL is the origin of DuckDuckGo, web_search's backend when
+	// SearchURL is empty: web_search asks DuckDuckGoURL/html/ and
+	// DuckDuckGoURL/?format=json. Empty: the public service
+	// (html.duckduckgo.com and api.duckduckgo.com). Tests and proxies set it.
+	DuckDuckGoURL string
 }
 
 // WebConfigKey is the dependency key of the web tools' configuration.
@@ -145,7 +150,7 @@ func webFetch(ctx context.Context, tc tool.Context, in WebFetchInput) (*WebFetch
 	if err := gate.CheckURL(ctx, u.String()); err != nil {
 		return nil, err
 	}
-	ctx, cancel, limit := webDeadline(ctx, "web_fetch", cfg.Timeout)
+	ctx, cancel, deadline := webDeadline(ctx, "web_fetch", cfg.Timeout)
 	defer cancel()
 	client := webClient(cfg, gate)
 	defer client.CloseIdleConnections()
@@ -157,18 +162,18 @@ func webFetch(ctx context.Context, tc tool.Context, in WebFetchInput) (*WebFetch
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown,text/plain,application/json;q=0.9,*/*;q=0.5")
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fetchError(ctx, in.URL, cfg, limit, err)
+		return nil, fetchError(ctx, in.URL, cfg, deadline, err)
 	}
 	defer resp.Body.Close()
 	out := &WebFetchOutput{URL: in.URL, FinalURL: resp.Request.URL.String(), Status: resp.StatusCode}
 	if err := readFetchBody(ctx, resp, cfg, out); err != nil {
-		return nil, fetchError(ctx, in.URL, cfg, limit, err)
+		return nil, fetchError(ctx, in.URL, cfg, deadline, err)
 	}
-	limitChars := in.MaxLength
-	if limitChars <= 0 {
-		limitChars = webDefaultLength
+	limit := in.MaxLength
+	if limit <= 0 {
+		limit = webDefaultLength
 	}
-	if text, cut := truncateRunes(out.Text, limitChars); cut {
+	if text, cut := truncateRunes(out.Text, limit); cut {
 		out.Text, out.Truncated = text, true
 	}
 	return out, nil
@@ -321,7 +326,7 @@ func hopError(from string, err error) *tool.Error {
 
 // fetchError turns a failed request into an error the model can act on,
 // naming the URL that failed: the one asked for, or the redirect target.
-func fetchError(ctx context.Context, raw string, cfg WebConfig, limit string, err error) error {
+func fetchError(ctx context.Context, raw string, cfg WebConfig, deadline string, err error) error {
 	var te *tool.Error
 	if errors.As(err, &te) {
 		return te
@@ -339,7 +344,7 @@ func fetchError(ctx context.Context, raw string, cfg WebConfig, limit string, er
 		return blockedError(target, blocked.addr, blocked.why)
 	}
 	if timedOut(err) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return webTimeoutError(ctx, "fetching "+target, cfg, limit)
+		return webTimeoutError(ctx, "fetching "+target, cfg, deadline)
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return tool.Errorf(tool.CodeCancelled, "fetching %s: cancelled", target)
@@ -373,9 +378,9 @@ func timedOut(err error) bool {
 // deadline below derives from it, so a socket timeout at that moment is the
 // same limit seen by the socket); before it, the only other limit is the
 // connect limit.
-func webTimeoutError(ctx context.Context, what string, cfg WebConfig, limit string) *tool.Error {
+func webTimeoutError(ctx context.Context, what string, cfg WebConfig, deadline string) *tool.Error {
 	if dl, ok := ctx.Deadline(); ctx.Err() != nil || ok && !time.Now().Before(dl) {
-		return tool.Errorf(tool.CodeTimeout, "%s ran into %s; try again later, or a smaller page", what, limit)
+		return tool.Errorf(tool.CodeTimeout, "%s ran into %s; try again later, or a smaller page", what, deadline)
 	}
 	return tool.Errorf(tool.CodeTimeout, "%s: no connection within the connect limit of %s (name lookup, dial and TLS handshake); the host may be down or unreachable", what, cfg.ConnectTimeout)
 }

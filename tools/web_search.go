@@ -28,8 +28,13 @@ type WebSearchInput struct {
 
 // WebSearchOutput is web_search's typed output.
 type WebSearchOutput struct {
-	Query   string            `json:"query"`
+	Query string `json:"query"`
+	// Answer is a direct answer ("1 + 1 = 2"), when the backend has one.
+	Answer  string            `json:"answer,omitempty"`
 	Results []WebSearchResult `json:"results"`
+	// Note says what is missing from a partial answer: one DuckDuckGo
+	// endpoint failed while the other answered.
+	Note string `json:"note,omitempty"`
 }
 
 // WebSearchResult is one hit.
@@ -41,15 +46,21 @@ type WebSearchResult struct {
 
 // Render lists the hits, one numbered block each.
 func (o *WebSearchOutput) Render() tool.Result {
-	if len(o.Results) == 0 {
+	if len(o.Results) == 0 && o.Answer == "" {
 		return tool.Text(fmt.Sprintf("No results for %q.", o.Query))
 	}
 	var b strings.Builder
+	if o.Answer != "" {
+		fmt.Fprintf(&b, "Answer: %s\n", o.Answer)
+	}
 	for i, r := range o.Results {
 		fmt.Fprintf(&b, "%d. %s\n   %s\n", i+1, r.Title, r.URL)
 		if r.Snippet != "" {
 			fmt.Fprintf(&b, "   %s\n", r.Snippet)
 		}
+	}
+	if o.Note != "" {
+		fmt.Fprintf(&b, "(%s)\n", o.Note)
 	}
 	return tool.Text(b.String())
 }
@@ -80,40 +91,51 @@ func webSearch(ctx context.Context, tc tool.Context, in WebSearchInput) (*WebSea
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	if cfg.SearchURL == "" {
-		return nil, tool.Errorf(tool.CodeExecutionFailed,
-			"web_search has no search backend configured: the operator must set [web] search_url in quiver.toml to a SearXNG-compatible JSON endpoint (e.g. \"http://localhost:8888/search\"); until then, use web_fetch on URLs you already know")
-	}
 	query := strings.TrimSpace(in.Query)
 	if query == "" {
 		return nil, tool.Errorf(tool.CodeInvalidArguments, "query: must not be blank")
 	}
-	endpoint, err := searchRequestURL(cfg.SearchURL, query)
-	if err != nil {
-		return nil, tool.Errorf(tool.CodeExecutionFailed, "web_search: [web] search_url %q: %v", cfg.SearchURL, err)
-	}
 	ctx, cancel, deadline := webDeadline(ctx, "web_search", cfg.Timeout)
 	defer cancel()
-	body, err := getSearch(ctx, endpoint, cfg)
-	if err != nil {
-		if timedOut(err) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, webTimeoutError(ctx, "web_search: asking the search backend", cfg, deadline)
-		}
-		return nil, tool.Errorf(tool.CodeExecutionFailed, "web_search: %v", err)
+	search, backend := duckDuckGoSearch, "DuckDuckGo"
+	if cfg.SearchURL != "" {
+		search, backend = searxSearch, "the search backend"
 	}
-	var resp searxResponse
-	if err := json.Unmarshal(body, &resp); err != nil {
-		return nil, tool.Errorf(tool.CodeExecutionFailed, "web_search: the search backend's answer is not SearXNG JSON ({\"results\":[...]}): %v", err)
+	out, err := search(ctx, cfg, query)
+	if err != nil {
+		var te *tool.Error
+		switch {
+		case errors.As(err, &te):
+			return nil, te
+		case timedOut(err) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return nil, webTimeoutError(ctx, "web_search: asking "+backend, cfg, deadline)
+		}
+		return nil, tool.Errorf(tool.CodeExecutionFailed, "web_search: %w", err)
 	}
 	limit := in.MaxResults
 	if limit <= 0 {
 		limit = webSearchDefaultResults
 	}
+	out.Results = out.Results[:min(limit, len(out.Results))]
+	return out, nil
+}
+
+// searxSearch asks the operator's SearXNG-compatible endpoint.
+func searxSearch(ctx context.Context, cfg WebConfig, query string) (*WebSearchOutput, error) {
+	endpoint, err := searchRequestURL(cfg.SearchURL, query)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeExecutionFailed, "web_search: [web] search_url %q: %w", cfg.SearchURL, err)
+	}
+	body, _, err := getSearch(ctx, endpoint, "application/json", cfg)
+	if err != nil {
+		return nil, fmt.Errorf("the search backend: %w", err)
+	}
+	var resp searxResponse
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return nil, fmt.Errorf("the search backend's answer is not SearXNG JSON ({\"results\":[...]}): %w; it begins %q", err, firstBytes(body))
+	}
 	out := &WebSearchOutput{Query: query, Results: []WebSearchResult{}}
 	for _, r := range resp.Results {
-		if len(out.Results) == limit {
-			break
-		}
 		if r.URL == "" {
 			continue
 		}
@@ -139,29 +161,31 @@ func searchRequestURL(base, query string) (string, error) {
 	return u.String(), nil
 }
 
-// getSearch asks the backend; the operator configured it, so it may be on
-// a private network and is not held to web_fetch's address check.
-func getSearch(ctx context.Context, endpoint string, cfg WebConfig) ([]byte, error) {
+// getSearch asks a search backend and returns the body and the status line.
+// The operator configured the backend (or left the public DuckDuckGo), so
+// it may be on a private network and is not held to web_fetch's address
+// check. A status other than 200 is an error quoting the first bytes.
+func getSearch(ctx context.Context, endpoint, accept string, cfg WebConfig) ([]byte, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	req.Header.Set("User-Agent", cfg.UserAgent)
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	transport := webTransport(cfg, nil)
 	transport.Proxy = http.ProxyFromEnvironment
 	defer transport.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: transport}).Do(req)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, cfg.MaxBytes))
 	if err != nil {
-		return nil, fmt.Errorf("reading the answer: %w", err)
+		return nil, resp.Status, fmt.Errorf("reading the answer: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("the search backend answered %s: %.200s", resp.Status, body)
+		return nil, resp.Status, fmt.Errorf("answered %s: %q", resp.Status, firstBytes(body))
 	}
-	return body, nil
+	return body, resp.Status, nil
 }

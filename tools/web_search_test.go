@@ -89,27 +89,27 @@ func TestWebSearchErrors(t *testing.T) {
 	srv := searxServer(t, &queries)
 	cfg := WebConfig{SearchURL: srv.URL + "/search"}
 	tests := []struct {
-		name string
-		cfg  WebConfig
-		args string
-		code tool.Code
-		hint string
+		name  string
+		cfg   WebConfig
+		args  string
+		code  tool.Code
+		hints []string
 	}{
-		{"without a backend the call says how to configure one", WebConfig{}, `{"query": "x"}`,
-			tool.CodeExecutionFailed, "set [web] search_url in quiver.toml"},
-		{"an answer that is not JSON is named", cfg, `{"query": "broken"}`,
-			tool.CodeExecutionFailed, "not SearXNG JSON"},
+		{"an answer that is not JSON is named, with its first bytes", cfg, `{"query": "broken"}`,
+			tool.CodeExecutionFailed, []string{"not SearXNG JSON", `it begins "<html>not json</html>"`}},
 		{"an HTTP error carries the backend's status", cfg, `{"query": "overloaded"}`,
-			tool.CodeExecutionFailed, "429 Too Many Requests"},
-		{"a blank query is refused", cfg, `{"query": "   "}`, tool.CodeInvalidArguments, "query"},
-		{"an empty query is refused by the schema", cfg, `{"query": ""}`, tool.CodeInvalidArguments, "query"},
+			tool.CodeExecutionFailed, []string{"429 Too Many Requests", "too many requests"}},
+		{"a blank query is refused", cfg, `{"query": "   "}`, tool.CodeInvalidArguments, []string{"query"}},
+		{"an empty query is refused by the schema", cfg, `{"query": ""}`, tool.CodeInvalidArguments, []string{"query"}},
 		{"a search_url with another scheme is named", WebConfig{SearchURL: "ftp://x/"}, `{"query": "x"}`,
-			tool.CodeExecutionFailed, `scheme "ftp"`},
+			tool.CodeExecutionFailed, []string{`scheme "ftp"`}},
+		{"a duckduckgo_url with another scheme is named", WebConfig{DuckDuckGoURL: "file:///etc"}, `{"query": "x"}`,
+			tool.CodeExecutionFailed, []string{"duckduckgo_url", "file:///etc"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := webSearchCall(t, tt.cfg, tt.args)
-			wantToolError(t, err, tt.code, tt.hint)
+			wantToolError(t, err, tt.code, tt.hints...)
 		})
 	}
 }
