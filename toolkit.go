@@ -207,6 +207,9 @@ func (tk *Toolkit) setDefaults() error {
 		}
 		tk.ws, tk.ownsWS = ws, true
 	}
+	// Absolute protected paths (the config in use) are matched in the form
+	// subjects take, relative to this workspace; the sandbox gets both.
+	tk.policy = tk.policy.InWorkspace(tk.ws)
 	return tk.newSandbox()
 }
 

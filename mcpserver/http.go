@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -23,8 +24,13 @@ import (
 // is registered; the guard overwrites whatever a client sends in it.
 const postHeader = "X-Quiver-Request"
 
-// Handler returns the streamable HTTP endpoint. In front of the SDK's
-// handler it checks, in order:
+// Handler returns the streamable HTTP endpoint, and beside it the probes
+// of a container platform: GET /healthz answers 200 while the process
+// serves; GET /readyz answers 200 only when the server is not shutting
+// down and every one of Options.ReadyChecks passes (503 naming the checks
+// that fail, otherwise). The probes need no token and accept any Host.
+//
+// In front of the SDK's handler it checks, in order:
 //
 //   - Host: a loopback name, or one of Options.AllowedHosts; else 403 (DNS
 //     rebinding: a hostile page whose name resolves to 127.0.0.1 sends its
@@ -32,16 +38,20 @@ const postHeader = "X-Quiver-Request"
 //   - Origin, when present: a loopback origin or one of
 //     Options.AllowedOrigins; else 403;
 //   - the bearer token, when Options.Token is set; else 401;
-//   - for a request that would open a session, that fewer than
-//     Options.MaxSessions are open; else 503 with Retry-After.
+//   - for a request that would open a session at Options.MaxSessions, that
+//     a session without a call in flight can make room (the least recently
+//     used, one no client is attached to first); else 503 with Retry-After.
 //
-// Bodies over Options.MaxBodyBytes are refused with 413 by the SDK's handler.
+// DELETE of a session cancels its calls, killing the processes they
+// started, and answers once they have returned. Bodies over
+// Options.MaxBodyBytes are refused with 413 by the SDK's handler.
 func (s *Server) Handler() http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:              sdkLogger(s.opts.Logger),
-		SessionTimeout:      s.opts.SessionTimeout,
 		MaxRequestBodyBytes: s.opts.MaxBodyBytes,
-		// The guard below checks Host itself, against the allowed list too.
+		// The guard below checks Host itself, against the allowed list too,
+		// and closes idle sessions itself (the SDK's timeout counts an open
+		// event stream as idle, and cannot evict).
 		DisableLocalhostProtection: true,
 	})
 	return &guard{s: s, next: sdk}
@@ -54,6 +64,9 @@ type guard struct {
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.s.serveHealth(w, r) {
+		return
+	}
 	if !g.hostAllowed(r.Host) {
 		http.Error(w, fmt.Sprintf("Forbidden: Host %q is not allowed (DNS rebinding protection)", r.Host), http.StatusForbidden)
 		return
@@ -67,24 +80,78 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Unauthorized: a bearer token is required", http.StatusUnauthorized)
 		return
 	}
-	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && g.opensSession(r) {
+	session := r.Header.Get("Mcp-Session-Id")
+	switch {
+	case session == "" && r.Method == http.MethodPost && g.opensSession(r):
 		// Session-opening requests are handled one at a time, so that the
 		// count of open sessions is exact when the next one is checked: a
-		// session joins the server's list part-way through its initialize
-		// request, and counting requests in flight as well counted it twice.
+		// session joins the table part-way through its initialize request.
 		g.newMu.Lock()
 		defer g.newMu.Unlock()
-		if g.openSessions() >= g.s.opts.MaxSessions {
-			w.Header().Set("Retry-After", "5")
-			http.Error(w, fmt.Sprintf("Service Unavailable: %d sessions are open, the limit", g.s.opts.MaxSessions), http.StatusServiceUnavailable)
+		if !g.admit(w, r) {
 			return
 		}
+	case session != "" && r.Method == http.MethodDelete:
+		// The SDK's close waits for the session's calls: end them first.
+		if g.s.sessions.cancel(session, errSessionDeleted) {
+			g.s.opts.Logger.InfoContext(r.Context(), "session deleted by the client", "session", session)
+		}
+	case session != "" && (r.Method == http.MethodPost || r.Method == http.MethodGet):
+		end := g.s.sessions.begin(session, r.Method == http.MethodPost)
+		defer end()
 	}
 	id := rand.Text()
 	r.Header.Set(postHeader, id)
 	done := g.s.posts.add(id, r.Context(), r.Method == http.MethodPost)
 	defer done()
 	g.next.ServeHTTP(w, r)
+}
+
+// admit makes room for a new session, evicting one that has no call in
+// flight if the server is at its limit, or refuses the request: 503, with
+// the limit and the setting that raises it. A slot frees the moment any
+// call ends, which nobody can foresee: Retry-After says one second.
+func (g *guard) admit(w http.ResponseWriter, r *http.Request) bool {
+	max := g.s.opts.MaxSessions
+	if g.s.sessions.count() < max {
+		return true
+	}
+	victim, err := g.s.sessions.evict()
+	if err == nil {
+		g.s.opts.Logger.InfoContext(r.Context(), "session evicted to make room for a new one", "session", victim, "max_sessions", max)
+		return true
+	}
+	g.s.refusals.note(r.Context(), g.s.opts.Logger, max, g.s.opts.MaxSessionsSetting)
+	w.Header().Set("Retry-After", "1")
+	http.Error(w, fmt.Sprintf("Service Unavailable: all %d sessions have a call in flight, the limit (raise it with %s); "+
+		"a session is freed as soon as one of its calls ends", max, g.s.opts.MaxSessionsSetting), http.StatusServiceUnavailable)
+	return false
+}
+
+// refusalLog logs refused sessions at most once per refusalLogEvery, with
+// how many were refused since: a client retrying in a loop must not flood
+// the log.
+type refusalLog struct {
+	mu      sync.Mutex
+	last    time.Time
+	pending int
+}
+
+const refusalLogEvery = time.Minute
+
+func (l *refusalLog) note(ctx context.Context, logger *slog.Logger, max int, setting string) {
+	l.mu.Lock()
+	l.pending++
+	now := time.Now()
+	if now.Sub(l.last) < refusalLogEvery {
+		l.mu.Unlock()
+		return
+	}
+	n := l.pending
+	l.last, l.pending = now, 0
+	l.mu.Unlock()
+	logger.WarnContext(ctx, "new sessions refused: every session has a call in flight",
+		"refused", n, "max_sessions", max, "setting", setting, "interval", refusalLogEvery)
 }
 
 // opensSession reports whether a request without a session id would open
@@ -116,15 +183,6 @@ func (g *guard) opensSession(r *http.Request) bool {
 		}
 	}
 	return false
-}
-
-// openSessions counts the server's open sessions.
-func (g *guard) openSessions() int {
-	open := 0
-	for range g.s.mcp.Sessions() {
-		open++
-	}
-	return open
 }
 
 func (g *guard) hostAllowed(host string) bool {
@@ -235,10 +293,10 @@ func (f *inflight) bind(ctx context.Context, extra *mcp.RequestExtra) (context.C
 var errClientGone = errors.New("the client closed its HTTP request")
 
 // Serve serves the HTTP endpoint on ln until ctx ends, then shuts down
-// gracefully: it stops accepting connections, lets calls in flight finish
-// for up to Options.ShutdownGrace, closes the sessions (ending their event
-// streams, cancelling what is left), and returns. A listener that fails is
-// an error; an orderly shutdown is not.
+// gracefully: it stops accepting connections and answers /readyz 503, lets
+// calls in flight finish for up to Options.ShutdownGrace, then cancels the
+// calls left (killing the processes they started), closes the sessions and
+// returns. A listener that fails is an error; an orderly shutdown is not.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
@@ -248,6 +306,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("mcpserver: %w", err)
 	case <-ctx.Done():
 	}
+	s.health.stopping.Store(true)
+	s.opts.Logger.Info("shutting down", "grace", s.opts.ShutdownGrace, "calls_in_flight", s.postsInFlight())
 	shutdown := make(chan error, 1)
 	go func() {
 		sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownGrace+5*time.Second)
@@ -258,6 +318,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	for s.postsInFlight() > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
+	s.sessions.endAll(errServerStopping)
 	for ss := range s.mcp.Sessions() {
 		ss.Close()
 	}

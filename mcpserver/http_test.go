@@ -153,17 +153,6 @@ func TestHTTPGuards(t *testing.T) {
 	}
 }
 
-func TestHTTPSessionLimit(t *testing.T) {
-	f := newFixture(t)
-	url, _ := serveHTTP(t, newServer(t, f, mcpserver.Options{MaxSessions: 2}))
-	openSession(t, url, nil)
-	openSession(t, url, nil)
-	resp, _, _ := post(t.Context(), url, "", initBody, nil)
-	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
-		t.Errorf("third session: status %d (Retry-After %q), want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
-	}
-}
-
 func TestHTTPHundredConcurrentSessions(t *testing.T) {
 	f := newFixture(t)
 	url, _ := serveHTTP(t, newServer(t, f, mcpserver.Options{MaxSessions: 128}))

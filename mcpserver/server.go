@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -29,7 +31,9 @@ type Options struct {
 	Version string // server version; default "dev"
 	// Instructions are shown to clients that pass them to the model.
 	Instructions string
-	// Logger receives the server's own logs (never stdout); default discard.
+	// Logger receives the server's own logs (never stdout); default
+	// discard. Records about a call carry its session and call ids (see
+	// [LogHandler]).
 	Logger *slog.Logger
 
 	// The HTTP transport's settings; see [Server.Handler].
@@ -47,14 +51,27 @@ type Options struct {
 	Token string
 	// MaxBodyBytes bounds one HTTP request body; default 4 MiB.
 	MaxBodyBytes int64
-	// MaxSessions bounds concurrent HTTP sessions; default 64. A client
-	// over the limit is told 503 with Retry-After.
+	// MaxSessions bounds the HTTP sessions open at once; default 64. At the
+	// limit a newcomer takes the place of the least recently used session
+	// that has no call in flight; only when every session has one is it
+	// told 503, with Retry-After.
 	MaxSessions int
-	// SessionTimeout closes HTTP sessions idle this long; default 30 minutes.
+	// MaxSessionsSetting names, in that 503's body, the setting that
+	// raises MaxSessions (for `quiver serve`, its --max-sessions flag);
+	// default "MaxSessions".
+	MaxSessionsSetting string
+	// SessionTimeout closes an HTTP session that has had no request open
+	// — no call in flight, no event stream — for this long; default 2
+	// minutes. A client that is connected keeps its event stream open, so
+	// this reclaims the sessions of clients that went away without DELETE.
 	SessionTimeout time.Duration
 	// ShutdownGrace is how long [Server.Serve] lets calls in flight finish
-	// after its context ends; default 10 seconds.
+	// after its context ends, before it cancels them (killing the processes
+	// they started); default 10 seconds.
 	ShutdownGrace time.Duration
+	// ReadyChecks are what /readyz checks besides the server itself (see
+	// [Server.Handler]).
+	ReadyChecks []Check
 	// StdinGrace is how long [Server.Run] lets calls in flight finish after
 	// the client closed its end; default 2 seconds.
 	StdinGrace time.Duration
@@ -70,14 +87,18 @@ func (o *Options) setDefaults() {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	o.Logger = slog.New(LogHandler(o.Logger.Handler()))
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = mcp.DefaultMaxRequestBodyBytes
 	}
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = 64
 	}
+	if o.MaxSessionsSetting == "" {
+		o.MaxSessionsSetting = "MaxSessions"
+	}
 	if o.SessionTimeout <= 0 {
-		o.SessionTimeout = 30 * time.Minute
+		o.SessionTimeout = DefaultSessionTimeout
 	}
 	if o.ShutdownGrace <= 0 {
 		o.ShutdownGrace = 10 * time.Second
@@ -86,6 +107,9 @@ func (o *Options) setDefaults() {
 		o.StdinGrace = 2 * time.Second
 	}
 }
+
+// DefaultSessionTimeout is the default of Options.SessionTimeout.
+const DefaultSessionTimeout = 2 * time.Minute
 
 // Server is a toolkit served over MCP. One Server serves any number of
 // sessions (one stdio session, or many over HTTP); they share the toolkit,
@@ -99,14 +123,18 @@ type Server struct {
 	mu     sync.Mutex
 	listed map[string]*tool.Tool // the tools the listing shows, by name
 
-	posts inflight // HTTP requests in flight, for cancellation on disconnect
+	posts    inflight  // HTTP requests in flight, for cancellation on disconnect
+	sessions *sessions // HTTP sessions: busy or idle, their calls
+	calls    atomic.Uint64
+	refusals refusalLog
+	health   health
 }
 
 // New returns a server for tk. It lists the toolkit's allowed tools once; a
 // toolkit whose catalogue cannot be read is an error.
 func New(ctx context.Context, tk *quiver.Toolkit, opts Options) (*Server, error) {
 	opts.setDefaults()
-	s := &Server{tk: tk, opts: opts, listed: map[string]*tool.Tool{}}
+	s := &Server{tk: tk, opts: opts, listed: map[string]*tool.Tool{}, sessions: newSessions(opts.SessionTimeout)}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:              opts.Instructions,
 		Logger:                    sdkLogger(opts.Logger),
@@ -169,6 +197,13 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if r, ok := req.(*mcp.CallToolRequest); ok && !s.lists(r.Params.Name) {
 				return s.callUnlisted(ctx, r)
 			}
+		case "initialize":
+			res, err := next(ctx, method, req)
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && err == nil && ss.ID() != "" {
+				s.sessions.add(ss) // an HTTP session: stdio has no id
+				s.opts.Logger.InfoContext(ctx, "session opened", "session", ss.ID())
+			}
+			return res, err
 		}
 		return next(ctx, method, req)
 	}
@@ -200,16 +235,34 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	return callResult(out, listed), nil
 }
 
-// invoke runs one tools/call through the toolkit's pipeline.
+// invoke runs one tools/call through the toolkit's pipeline. The call ends
+// early when its client hangs up or its session ends; the logs of the call
+// carry its session and call ids (see [LogHandler]).
 func (s *Server) invoke(ctx context.Context, req *mcp.CallToolRequest) quiver.Output {
+	n := s.calls.Add(1)
+	callID := "mcp_" + strconv.FormatUint(n, 10)
+	sessionID := req.Session.ID()
+	ctx = withLogIDs(ctx, sessionID, callID)
 	ctx = approve.WithSession(ctx, req.Session)
 	ctx, stop := s.posts.bind(ctx, req.Extra)
 	defer stop()
+	ctx, untrack := s.sessions.track(ctx, sessionID, n)
+	defer untrack()
 	args := req.Params.Arguments
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}") // arguments are optional in MCP
 	}
-	out, _ := s.tk.InvokeCall(ctx, quiver.ToolCall{Name: req.Params.Name, Arguments: args})
+	start := time.Now()
+	out, _ := s.tk.InvokeCall(ctx, quiver.ToolCall{ID: callID, Name: req.Params.Name, Arguments: args})
+	var code tool.Code
+	if out.Err != nil {
+		code = out.Err.Code
+	}
+	if code == tool.CodeCancelled {
+		s.opts.Logger.InfoContext(ctx, "call cancelled", "tool", req.Params.Name, "cause", context.Cause(ctx))
+	} else {
+		s.opts.Logger.DebugContext(ctx, "call", "tool", req.Params.Name, "code", code, "duration", time.Since(start))
+	}
 	return out
 }
 
