@@ -380,7 +380,7 @@ func timedOut(err error) bool {
 // connect limit.
 func webTimeoutError(ctx context.Context, what string, cfg WebConfig, deadline string) *tool.Error {
 	if dl, ok := ctx.Deadline(); ctx.Err() != nil || ok && !time.Now().Before(dl) {
-		return tool.Errorf(tool.CodeTimeout, "%s ran into %s; try again later, or a smaller page", what, deadline)
+		return tool.Errorf(tool.CodeTimeout, "%s ran into %s; try again later", what, deadline)
 	}
 	return tool.Errorf(tool.CodeTimeout, "%s: no connection within the connect limit of %s (name lookup, dial and TLS handshake); the host may be down or unreachable", what, cfg.ConnectTimeout)
 }
