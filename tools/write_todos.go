@@ -49,7 +49,9 @@ type PlanItem struct {
 type WriteTodosOutput struct {
 	Items    []PlanItem `json:"items"`
 	MaxItems int        `json:"maxItems"`
-	Current  *PlanItem  `json:"current,omitempty"` // the item in progress, if any
+	// CurrentItem is the item in progress, if any; "currentItem" is the
+	// name the agent tools' contract (todo_manager) gives it.
+	CurrentItem *PlanItem `json:"currentItem,omitempty"`
 }
 
 // WriteTodos is a typed reference to write_todos, for quiver.Call.
@@ -151,7 +153,7 @@ func writeTodos(ctx context.Context, tc tool.Context, in WriteTodosInput) (*Writ
 	out := &WriteTodosOutput{Items: plan.replace(in.Items), MaxItems: MaxTodoItems}
 	for i := range out.Items {
 		if out.Items[i].Status == TodoInProgress {
-			out.Current = &out.Items[i]
+			out.CurrentItem = &out.Items[i]
 		}
 	}
 	return out, nil
@@ -202,8 +204,8 @@ func (o *WriteTodosOutput) Render() tool.Result {
 		}
 	}
 	fmt.Fprintf(&b, "(%d of %d done; at most %d items", done, len(o.Items), o.MaxItems)
-	if o.Current != nil {
-		fmt.Fprintf(&b, "; now: %s", o.Current.ActiveForm)
+	if o.CurrentItem != nil {
+		fmt.Fprintf(&b, "; now: %s", o.CurrentItem.ActiveForm)
 	}
 	b.WriteString(")")
 	return tool.Text(b.String())

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -77,7 +78,7 @@ func TestWriteTodosReportsTheCurrentItem(t *testing.T) {
 	}
 	out := res.Output.(*WriteTodosOutput)
 	want := &PlanItem{ID: "step-2", Content: "Test", ActiveForm: "Testing", Status: "in_progress"}
-	if diff := cmp.Diff(want, out.Current); diff != "" || out.MaxItems != 15 {
+	if diff := cmp.Diff(want, out.CurrentItem); diff != "" || out.MaxItems != 15 {
 		t.Errorf("current (-want +got):\n%s; maxItems %d", diff, out.MaxItems)
 	}
 	wantText := "[x] step-1: Build\n[>] step-2: Test\n[ ] step-3: Ship\n(1 of 3 done; at most 15 items; now: Testing)"
@@ -151,5 +152,30 @@ func TestWriteTodosEmptyPlanAndAlias(t *testing.T) {
 	}
 	if !found {
 		t.Error("alias todo_manager -> write_todos is missing")
+	}
+}
+
+// TestWriteTodosSpecContract holds the JSON answer to the agent tools'
+// contract (todo_manager): the plan, maxItems and currentItem, by those
+// names, called by the contract's name.
+func TestWriteTodosSpecContract(t *testing.T) {
+	e := newCacheEnv(t, nil)
+	res, err := e.run(newWriteTodos(), `{"items": [
+		{"content": "Gather context", "activeForm": "Gathering context", "status": "in_progress"},
+		{"content": "Map domains", "activeForm": "Mapping domains", "status": "pending"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(res.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"items":[` +
+		`{"id":"step-1","content":"Gather context","activeForm":"Gathering context","status":"in_progress"},` +
+		`{"id":"step-2","content":"Map domains","activeForm":"Mapping domains","status":"pending"}],` +
+		`"maxItems":15,` +
+		`"currentItem":{"id":"step-1","content":"Gather context","activeForm":"Gathering context","status":"in_progress"}}`
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("JSON (-want +got):\n%s", diff)
 	}
 }
