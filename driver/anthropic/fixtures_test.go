@@ -50,6 +50,7 @@ func TestStreamFixtures(t *testing.T) {
 					t.Fatalf("stream: %v", err)
 				}
 				streamtest.Check(t, f, resp)
+				streamtest.CheckReasoning(t, f, resp)
 				streamtest.CheckEvents(t, evs, resp)
 				if resp.ID == "" || resp.StopReason == "" || resp.Usage.OutputTokens == 0 {
 					t.Errorf("id %q, stop %q, usage %+v", resp.ID, resp.StopReason, resp.Usage)

@@ -45,6 +45,7 @@ func TestStreamFixtures(t *testing.T) {
 				t.Fatalf("stream: %v", err)
 			}
 			streamtest.Check(t, f, resp)
+			streamtest.CheckReasoning(t, f, resp)
 			streamtest.CheckEvents(t, evs, resp)
 			checkSignatures(t, f, resp)
 			req := srv.Requests()[0]

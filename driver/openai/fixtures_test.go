@@ -1,11 +1,13 @@
 package openai_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/quiverkit/quiver/driver"
@@ -39,6 +41,7 @@ func TestChatStreamFixtures(t *testing.T) {
 					t.Fatalf("stream: %v", err)
 				}
 				streamtest.Check(t, f, resp)
+				streamtest.CheckReasoning(t, f, resp)
 				streamtest.CheckEvents(t, evs, resp)
 				if resp.StopReason == "" || resp.ID == "" && !strings.Contains(f.Name, "sanitized") {
 					t.Errorf("stop reason %q, id %q", resp.StopReason, resp.ID)
@@ -138,6 +141,7 @@ func TestResponsesStreamFixtures(t *testing.T) {
 				t.Fatalf("stream: %v", err)
 			}
 			streamtest.Check(t, f, resp)
+			streamtest.CheckReasoning(t, f, resp)
 			streamtest.CheckEvents(t, evs, resp)
 			for _, c := range resp.ToolCalls {
 				if !strings.HasPrefix(c.Metadata[driver.MetaItemID], "fc_") {
@@ -177,6 +181,26 @@ func TestResponsesGenerateFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			streamtest.Check(t, f, resp)
+			// The reasoning items are response.completed's, kept whole: their
+			// encrypted content is the one that object carries (the recording
+			// shows it differs from output_item.done's).
+			var want struct{ Output []json.RawMessage }
+			if err := json.Unmarshal(final, &want); err != nil {
+				t.Fatal(err)
+			}
+			var items []string
+			for _, it := range want.Output {
+				if bytes.Contains(it, []byte(`"type":"reasoning"`)) {
+					items = append(items, string(it))
+				}
+			}
+			var got []string
+			for _, r := range resp.Reasoning {
+				got = append(got, string(r.Raw))
+			}
+			if d := cmp.Diff(items, got); d != "" {
+				t.Errorf("reasoning items (-want +got):\n%s", d)
+			}
 		})
 	}
 }

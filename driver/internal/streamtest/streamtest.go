@@ -41,9 +41,10 @@ type Fixture struct {
 
 // Expected is NAME.expected.json.
 type Expected struct {
-	ToolCalls       []ExpectedCall `json:"tool_calls"`
-	Text            string         `json:"text"`
-	ServerToolCalls []ExpectedCall `json:"server_tool_calls"`
+	ToolCalls       []ExpectedCall      `json:"tool_calls"`
+	Text            string              `json:"text"`
+	ServerToolCalls []ExpectedCall      `json:"server_tool_calls"`
+	Reasoning       []ExpectedReasoning `json:"reasoning"`
 }
 
 // ExpectedCall is one call of Expected; ID is nil when the provider sent none.
@@ -51,6 +52,17 @@ type ExpectedCall struct {
 	ID        *string         `json:"id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	// ThoughtSignature, when set, is the Gemini signature the call carries.
+	ThoughtSignature string `json:"thought_signature"`
+}
+
+// ExpectedReasoning is one piece of a reply's reasoning, in order: its
+// readable text, its signature (Anthropic, Gemini), and the encrypted
+// content its raw item must carry unchanged (Responses).
+type ExpectedReasoning struct {
+	Text             string `json:"text"`
+	Signature        string `json:"signature"`
+	EncryptedContent string `json:"encrypted_content"`
 }
 
 // Dir returns the fixture directory: $QUIVER_STREAM_FIXTURES, or
@@ -189,6 +201,29 @@ func Check(t testing.TB, f Fixture, got *driver.Response) {
 	checkCalls(t, f.Name+": server tool calls", f.Expected.ServerToolCalls, got.ServerToolCalls)
 }
 
+// CheckReasoning compares a streamed reply's reasoning with the fixture's:
+// the same pieces in order, text and signature equal, and each Responses
+// item's encrypted content present byte for byte in the item kept to be
+// sent back. A fixture that lists none must yield none.
+func CheckReasoning(t testing.TB, f Fixture, got *driver.Response) {
+	t.Helper()
+	if len(got.Reasoning) != len(f.Expected.Reasoning) {
+		t.Fatalf("%s: %d pieces of reasoning, want %d: %+v", f.Name, len(got.Reasoning), len(f.Expected.Reasoning), got.Reasoning)
+	}
+	for i, w := range f.Expected.Reasoning {
+		g := got.Reasoning[i]
+		if g.Text != w.Text {
+			t.Errorf("%s: reasoning %d text:\n%s", f.Name, i, cmp.Diff(w.Text, g.Text))
+		}
+		if g.Signature != w.Signature {
+			t.Errorf("%s: reasoning %d signature %q, want %q", f.Name, i, g.Signature, w.Signature)
+		}
+		if w.EncryptedContent != "" && !bytes.Contains(g.Raw, []byte(`"encrypted_content":"`+w.EncryptedContent+`"`)) {
+			t.Errorf("%s: reasoning %d: the kept item lacks its encrypted content: %.200s", f.Name, i, g.Raw)
+		}
+	}
+}
+
 func checkCalls(t testing.TB, what string, want []ExpectedCall, got []driver.ToolCall) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -205,6 +240,9 @@ func checkCalls(t testing.TB, what string, want []ExpectedCall, got []driver.Too
 		}
 		if g.Name != w.Name {
 			t.Errorf("%s[%d]: name %q, want %q", what, i, g.Name, w.Name)
+		}
+		if w.ThoughtSignature != "" && g.Metadata[driver.MetaThoughtSignature] != w.ThoughtSignature {
+			t.Errorf("%s[%d]: thought signature %q, want %q", what, i, g.Metadata[driver.MetaThoughtSignature], w.ThoughtSignature)
 		}
 		var wa, ga any
 		if err := json.Unmarshal(w.Arguments, &wa); err != nil {
