@@ -42,6 +42,9 @@ type runFlags struct {
 	maxTokens                             int64
 	thinkingBudget, maxOutputTokens       int
 	reasoningEffort, toolChoice           string
+	// keyEnv, when set, is the one variable the API key is read from
+	// instead of the provider's own ([[review.reviewers]] api_key_env).
+	keyEnv string
 	parallel, quietThinking               bool
 }
 
@@ -185,6 +188,9 @@ func (f runFlags) newModel(ctx context.Context) (driver.Model, error) {
 	envs, ok := apiKeyEnv[f.provider]
 	if !ok {
 		return nil, fmt.Errorf("--provider %q: want openai, anthropic or gemini", f.provider)
+	}
+	if f.keyEnv != "" {
+		envs = []string{f.keyEnv}
 	}
 	if f.model == "" {
 		return nil, fmt.Errorf("--model is required (the %s model to run)", f.provider)
