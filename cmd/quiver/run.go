@@ -42,10 +42,10 @@ type runFlags struct {
 	maxTokens                             int64
 	thinkingBudget, maxOutputTokens       int
 	reasoningEffort, toolChoice           string
+	parallel, quietThinking               bool
 	// keyEnv, when set, is the one variable the API key is read from
 	// instead of the provider's own ([[review.reviewers]] api_key_env).
 	keyEnv string
-	parallel, quietThinking               bool
 }
 
 // apiKeyEnv names the environment variable each provider's key is read from,
