@@ -306,3 +306,29 @@ func TestProtectedRefusalSuggestsNoRule(t *testing.T) {
 		t.Errorf("refusal = %v, want APPROVAL_DENIED naming .git/hooks and no rule", err)
 	}
 }
+
+// TestAbsoluteConfigFileIsProtected: a configuration file named by an
+// absolute path (as cmd/quiver names the one in use) is protected under
+// the relative spelling a model sends, and through a link to it.
+func TestAbsoluteConfigFileIsProtected(t *testing.T) {
+	dir := linkedProject(t)
+	if err := os.WriteFile(filepath.Join(dir, "team.toml"), []byte("[policy]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../team.toml", filepath.Join(dir, "src", "team")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := policy.Config{Default: policy.Allow, ConfigFiles: []string{filepath.Join(dir, "team.toml")}}
+	for _, path := range []string{"team.toml", "./team.toml", "src/team", filepath.Join(dir, "team.toml")} {
+		rec := &recorder{}
+		tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithPolicy(mustPolicy(t, cfg, policy.WorkspaceWrite)), quiver.WithApprover(rec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tk.Invoke(context.Background(), "write_file", writeOf(path))
+		tk.Close()
+		if tool.CodeOf(err) != tool.CodeApprovalDenied || len(rec.asked) != 1 || !strings.Contains(rec.asked[0].Rule, "team.toml") {
+			t.Errorf("write_file %s: %v (asked %d times), want a question naming team.toml", path, err, len(rec.asked))
+		}
+	}
+}

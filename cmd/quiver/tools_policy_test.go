@@ -1,7 +1,12 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,4 +62,43 @@ list_files = "deny"
 	if !strings.Contains(human.stdout, "deploy") {
 		t.Errorf("the operator's protected paths are not listed:\n%s", human.stdout)
 	}
+}
+
+// TestConfigInUseIsProtected: the configuration file in use, wherever it
+// is, is asked about before any tool writes it, even under default =
+// "allow"; without a person to ask (no terminal, no --yes) the write is
+// refused and the file is unchanged (issue 12, item 2).
+func TestConfigInUseIsProtected(t *testing.T) {
+	const open = "[policy]\ndefault = \"allow\"\n"
+	dir := workdir(t, map[string]string{"quiver.toml": open, "team.toml": open})
+	outside := workdir(t, map[string]string{"q.toml": open})
+	outsideCfg := filepath.Join(outside, "q.toml")
+	write := func(path string) string { return `{"path":` + strconv.Quote(path) + `,"content":"[policy]\n"}` }
+	cases := []struct {
+		name string
+		args []string
+		file string
+	}{
+		{"the quiver.toml found in the workspace", []string{"call", "write_file", write("quiver.toml")}, filepath.Join(dir, "quiver.toml")},
+		{"a file named by --config", []string{"--config", "team.toml", "call", "write_file", write("team.toml")}, filepath.Join(dir, "team.toml")},
+		{"a --config outside the workspace, by absolute path", []string{"--config", outsideCfg, "--write-scope", "unrestricted", "call", "write_file", write(outsideCfg)}, outsideCfg},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runCLI(t, dir, "", c.args...)
+			if r.code != 1 || !strings.Contains(r.stderr, "APPROVAL_DENIED") || !strings.Contains(r.stderr, "protected path") {
+				t.Errorf("exit %d, stderr %q; want APPROVAL_DENIED naming a protected path", r.code, r.stderr)
+			}
+			if b, err := os.ReadFile(c.file); err != nil || string(b) != open {
+				t.Errorf("%s = %q, %v; want it unchanged", c.file, b, err)
+			}
+		})
+	}
+	t.Run("--yes is a person's yes", func(t *testing.T) {
+		sum := sha256.Sum256([]byte(open))
+		args := `{"path":"quiver.toml","content":"[policy]\n","expected_sha256":"` + hex.EncodeToString(sum[:]) + `"}`
+		if r := runCLI(t, dir, "", "--yes", "call", "write_file", args); r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+	})
 }
