@@ -48,7 +48,8 @@
 //     added as a second wall.
 //
 // bubblewrap would give the same mounts, but as a second program to install
-// and start; Quiver's own launcher costs one exec.
+// and start, and no Landlock; Quiver's own launcher costs one exec of the
+// host binary.
 //
 // # The launcher
 //

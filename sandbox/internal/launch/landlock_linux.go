@@ -2,15 +2,31 @@ package launch
 
 import (
 	"fmt"
-	"os"
-
-	"github.com/landlock-lsm/go-landlock/landlock"
-	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"syscall"
 )
 
 // MinABI is the oldest Landlock ABI that can enforce a write profile: ABI 1
 // and 2 cannot refuse truncate(2), which is a write.
 const MinABI = 3
+
+// Landlock's file system access rights (include/uapi/linux/landlock.h).
+const (
+	fsExecute     = 1 << 0
+	fsWriteFile   = 1 << 1
+	fsReadFile    = 1 << 2
+	fsReadDir     = 1 << 3
+	fsRefer       = 1 << 13 // ABI 2
+	fsTruncate    = 1 << 14 // ABI 3
+	fsIoctlDev    = 1 << 15 // ABI 5
+	fsResolveUnix = 1 << 16 // ABI 9
+
+	// fileRights are the rights that apply to a file (not a directory).
+	fileRights = fsExecute | fsWriteFile | fsReadFile | fsTruncate | fsIoctlDev
+	readRights = fsExecute | fsReadFile | fsReadDir
+
+	scopeAbstractUnixSocket = 1 << 0 // ABI 6
+	scopeSignal             = 1 << 1 // ABI 6
+)
 
 // writableDevices are the device files every profile may write: writing
 // them changes no file.
@@ -24,30 +40,101 @@ var (
 	systemFiles = []string{"/etc/ld.so.cache", "/etc/ld.so.conf"}
 )
 
-// restrict applies the Landlock ruleset of p to the whole process. The config
-// asks for everything go-landlock knows and is downgraded to what the
-// kernel has (BestEffort); Check has made sure the kernel has at least
-// MinABI, so writes are always confined.
+// ABI returns the kernel's Landlock ABI version, 0 without one.
+func ABI() int {
+	v, err := landlockCreateRuleset(nil, 0, landlockCreateRulesetVersion)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// handledFS is every file system right the kernel's ABI knows: all of them
+// are refused unless a rule grants them.
+func handledFS(abi int) uint64 {
+	switch {
+	case abi >= 9:
+		return 1<<17 - 1
+	case abi >= 5:
+		return 1<<16 - 1
+	case abi >= 3:
+		return 1<<15 - 1
+	case abi == 2:
+		return 1<<14 - 1
+	}
+	return 1<<13 - 1
+}
+
+// restrict applies the Landlock ruleset of p to the calling thread, which
+// the launcher execs from (the other threads end with the exec). The
+// network is the network namespace's job: Landlock's port rules would also
+// forbid the namespace's own loopback, which a program's tests may use.
 func (p *Spec) restrict() error {
-	cfg := landlock.V11.BestEffort()
-	// The network is the network namespace's job (see netns.go): Landlock's
-	// port rules would also forbid the namespace's own loopback, which a
-	// program's tests may use.
-	cfg.HandledAccessNet = 0
-	var rules []landlock.Rule
-	if !p.Limited {
-		rules = append(rules, landlock.RODirs("/"))
-	} else {
-		dirs, files := splitDirs(p.Readable)
-		rules = append(rules, landlock.RODirs(append(dirs, systemDirs...)...).IgnoreIfMissing(),
-			landlock.ROFiles(append(files, systemFiles...)...).IgnoreIfMissing())
+	abi := ABI()
+	if abi < MinABI {
+		return fmt.Errorf("landlock: ABI %d, need %d", abi, MinABI)
 	}
-	rules = append(rules, landlock.RWFiles(writableDevices...).IgnoreIfMissing())
+	handled := handledFS(abi)
+	attr := rulesetAttr{handledAccessFS: handled}
+	size := uintptr(8)
+	if abi >= 6 {
+		attr.scoped = scopeAbstractUnixSocket | scopeSignal
+		size = 24
+	}
+	rs, err := landlockCreateRuleset(&attr, size, 0)
+	if err != nil {
+		return fmt.Errorf("landlock: create ruleset: %w", err)
+	}
+	defer syscall.Close(rs)
+	add := func(access uint64, paths ...string) error {
+		for _, path := range paths {
+			if err := addPath(rs, access&handled, path); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	read := []string{"/"}
+	if p.Limited {
+		read = append(append(append([]string(nil), p.Readable...), systemDirs...), systemFiles...)
+	}
+	if err := add(readRights, read...); err != nil {
+		return err
+	}
+	if err := add(fsReadFile|fsWriteFile|fsTruncate|fsIoctlDev, writableDevices...); err != nil {
+		return err
+	}
 	if !p.ReadOnly {
-		rules = append(rules, landlock.RWDirs(p.writableRoots()...).WithRefer().IgnoreIfMissing())
+		if err := add(handled, p.writableRoots()...); err != nil {
+			return err
+		}
 	}
-	if err := cfg.Restrict(rules...); err != nil {
-		return fmt.Errorf("landlock: %w", err)
+	if err := errnoErr(prctl(prSetNoNewPrivs, 1)); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := landlockRestrictSelf(rs); err != nil {
+		return fmt.Errorf("landlock: restrict: %w", err)
+	}
+	return nil
+}
+
+// addPath grants access beneath path; a path that does not exist is
+// skipped, and a file gets only the rights that apply to files.
+func addPath(rs int, access uint64, path string) error {
+	fd, err := syscall.Open(path, oPath|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil // missing (an optional system directory, an extra root not made yet)
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("landlock: %s: %w", path, err)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		access &= fileRights
+	}
+	if err := landlockAddPathRule(rs, access, fd); err != nil {
+		return fmt.Errorf("landlock: rule for %s: %w", path, err)
 	}
 	return nil
 }
@@ -59,26 +146,4 @@ func (p *Spec) writableRoots() []string {
 		roots = append(roots, p.TempDir)
 	}
 	return roots
-}
-
-// ABI returns the kernel's Landlock ABI version, 0 without one.
-func ABI() int {
-	v, err := llsys.LandlockGetABIVersion()
-	if err != nil {
-		return 0
-	}
-	return v
-}
-
-// splitDirs splits paths into directories and the rest: Landlock refuses a
-// directory right on a file.
-func splitDirs(paths []string) (dirs, files []string) {
-	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			dirs = append(dirs, p)
-		} else {
-			files = append(files, p)
-		}
-	}
-	return dirs, files
 }

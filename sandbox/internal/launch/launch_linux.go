@@ -2,12 +2,14 @@
 // process, between the fork and the exec of the confined program, and the
 // one function that prepares an *exec.Cmd to start it.
 //
-// It is a package of its own, importing only the standard library, x/sys and
-// go-landlock, because the launcher runs from an init function: Go
-// initialises packages in import-path order as soon as their imports are
-// initialised, so a package with few imports runs its init before the
-// binary's heavy packages (the model SDKs, grpc) have spent their start-up
-// time. That is most of what a confined process costs over a bare one.
+// It imports only the standard library and makes its few system calls
+// itself (sys_linux.go): Landlock needs no all-threads machinery here, since
+// the launcher restricts the one thread it execs from and the exec ends the
+// others. The launcher runs from an init function, after the package
+// initialisation of the binary's packages that Go orders before it (in the
+// quiver binary about half of them); that, one more exec, and creating the
+// namespaces are what a confined process costs over a bare one (see the
+// benchmarks in internal/shell and sandbox).
 package launch
 
 import (
@@ -24,8 +26,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // specEnv carries the Spec from Command to the launcher.
@@ -177,14 +177,14 @@ func (p *Spec) confine() error {
 //     (see the package doc);
 //  3. every other mount is remounted read-only.
 func (p *Spec) protect() error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making the mounts private: %w", err)
 	}
 	var roots []string
 	if !p.ReadOnly {
 		roots = p.writableRoots()
 		for _, root := range roots {
-			if err := bindSelf(root, false, ""); err != nil && !errors.Is(err, unix.ENOENT) {
+			if err := bindSelf(root, false, ""); err != nil && !errors.Is(err, syscall.ENOENT) {
 				return err
 			}
 		}
@@ -262,7 +262,7 @@ func readOnlyExcept(roots []string) error {
 			continue
 		}
 		err := remount(point, true, opts)
-		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EINVAL) {
+		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EINVAL) {
 			continue // hidden, or unreachable by this path
 		}
 		if err != nil {
@@ -299,7 +299,7 @@ func within(root, path string) bool {
 
 // bindSelf bind-mounts path over itself, read-only if ro.
 func bindSelf(path string, ro bool, opts string) error {
-	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+	if err := syscall.Mount(path, path, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
 		return fmt.Errorf("protecting %s: bind mount: %w", path, err)
 	}
 	if !ro {
@@ -317,35 +317,27 @@ func bindSelf(path string, ro bool, opts string) error {
 // remount: they are taken from opts (mountinfo's options of the mount) or,
 // when opts is empty, from statfs.
 func remount(path string, ro bool, opts string) error {
-	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT)
+	flags := uintptr(syscall.MS_BIND | syscall.MS_REMOUNT)
 	if ro {
-		flags |= unix.MS_RDONLY
+		flags |= syscall.MS_RDONLY
 	}
 	if opts == "" {
-		var st unix.Statfs_t
-		if err := unix.Statfs(path, &st); err != nil {
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(path, &st); err != nil {
 			return err
 		}
-		for _, f := range []struct {
-			st   uintptr
-			name string
-		}{{unix.ST_NOSUID, "nosuid"}, {unix.ST_NODEV, "nodev"}, {unix.ST_NOEXEC, "noexec"},
-			{unix.ST_NOATIME, "noatime"}, {unix.ST_NODIRATIME, "nodiratime"}, {unix.ST_RELATIME, "relatime"}} {
-			if uintptr(st.Flags)&f.st != 0 {
-				opts += "," + f.name
-			}
-		}
+		flags |= uintptr(st.Flags) & statfsFlagsMountFlags
 	}
 	for _, f := range []struct {
 		name string
 		ms   uintptr
-	}{{"nosuid", unix.MS_NOSUID}, {"nodev", unix.MS_NODEV}, {"noexec", unix.MS_NOEXEC},
-		{"noatime", unix.MS_NOATIME}, {"nodiratime", unix.MS_NODIRATIME}, {"relatime", unix.MS_RELATIME}} {
+	}{{"nosuid", syscall.MS_NOSUID}, {"nodev", syscall.MS_NODEV}, {"noexec", syscall.MS_NOEXEC},
+		{"noatime", syscall.MS_NOATIME}, {"nodiratime", syscall.MS_NODIRATIME}, {"relatime", syscall.MS_RELATIME}} {
 		if hasOpt(opts, f.name) {
 			flags |= f.ms
 		}
 	}
-	return unix.Mount("", path, "", flags, "")
+	return syscall.Mount("", path, "", flags, "")
 }
 
 func hasOpt(opts, name string) bool {
@@ -382,16 +374,14 @@ func dropCapabilities() error {
 		}
 	}
 	for c := 0; c <= last; c++ {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-			return fmt.Errorf("dropping capability %d: %w", c, err)
+		if e := prctl(prCapbsetDrop, uintptr(c)); e != 0 && e != syscall.EINVAL {
+			return fmt.Errorf("dropping capability %d: %w", c, e)
 		}
 	}
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("clearing ambient capabilities: %w", err)
+	if e := prctl(prCapAmbient, prCapAmbientClearAll); e != 0 && e != syscall.EINVAL {
+		return fmt.Errorf("clearing ambient capabilities: %w", e)
 	}
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
+	if err := capsetNone(); err != nil {
 		return fmt.Errorf("dropping capabilities: %w", err)
 	}
 	return nil
@@ -402,20 +392,18 @@ func dropCapabilities() error {
 // server) while the host's loopback, and everything else, stays out of
 // reach.
 func loopbackUp() error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("loopback: %w", err)
 	}
-	defer unix.Close(fd)
-	ifr, err := unix.NewIfreq("lo")
-	if err != nil {
+	defer syscall.Close(fd)
+	var ifr ifreqFlags
+	copy(ifr.name[:], "lo")
+	if err := ioctlIfreq(fd, syscall.SIOCGIFFLAGS, &ifr); err != nil {
 		return fmt.Errorf("loopback: %w", err)
 	}
-	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
-		return fmt.Errorf("loopback: %w", err)
-	}
-	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
-	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+	ifr.flags |= syscall.IFF_UP
+	if err := ioctlIfreq(fd, syscall.SIOCSIFFLAGS, &ifr); err != nil {
 		return fmt.Errorf("loopback: %w", err)
 	}
 	return nil
