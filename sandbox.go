@@ -43,7 +43,7 @@ func (tk *Toolkit) newSandbox() error {
 // exec_command's classifier) runs read-only whatever the scope, so that a
 // wrong guess still cannot write.
 func (tk *Toolkit) sandboxFor(c *call) *sandbox.Profile {
-	if c.tool.CallRisk != nil && c.risk == tool.RiskLow && !tk.boxConfig.Disabled {
+	if c.tool.CallRisk != nil && c.risk == tool.RiskLow {
 		return tk.box.With(sandbox.ReadOnly)
 	}
 	return tk.box

@@ -16,7 +16,9 @@ import (
 	"github.com/quiverkit/quiver/provider/script"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/sandbox/sandboxtest"
+	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
+	"github.com/quiverkit/quiver/workspace"
 )
 
 // escapeToolkit is a toolkit that approves everything, under scope, with
@@ -197,4 +199,63 @@ func goEnv(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// TestSandboxWrongGuess: a call its tool rates low-risk (exec_command's
+// read-only classifier) runs under the read-only profile whatever the
+// scope, so a wrong guess still cannot write or reach the network. The
+// tool here guesses wrong on purpose: it rates every call low-risk and
+// runs whatever it is given.
+func TestSandboxWrongGuess(t *testing.T) {
+	type in struct {
+		Argv []string `json:"argv"`
+	}
+	run := tool.Func("run_guessed", "Runs argv.", func(ctx context.Context, tc tool.Context, in in) (string, error) {
+		ws, err := workspace.From(ctx, tc)
+		if err != nil {
+			return "", err
+		}
+		box, err := sandbox.For(ctx, tc, ws.Dir())
+		if err != nil {
+			return "", err
+		}
+		path, err := exec.LookPath(in.Argv[0])
+		if err != nil {
+			return "", err
+		}
+		cmd := &exec.Cmd{Path: path, Args: in.Argv, Dir: ws.Dir()}
+		if err := box.Wrap(cmd); err != nil {
+			return "", err
+		}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}, tool.WithRisk(tool.RiskHigh), tool.WithCallRisk(func(in) tool.Risk { return tool.RiskLow }))
+	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.Unrestricted} {
+		t.Run(string(scope), func(t *testing.T) {
+			ws := t.TempDir()
+			pol, err := policy.New(policy.Config{}, scope)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tk, err := quiver.New(quiver.WithRoot(ws), quiver.WithPolicy(pol), quiver.WithTools(run)) // no approver
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tk.Close()
+			w := sandboxtest.NewWatch(t)
+			for _, argv := range [][]string{{"touch", "inside.txt"}, {"cp", "/etc/hostname", w.Out + "/x"},
+				{"curl", "-s", "-m", "5", w.Expand("http://{HOST}:{TCPPORT}/")}} {
+				_, err := tk.Invoke(context.Background(), "run_guessed", map[string]any{"argv": argv})
+				if code := tool.CodeOf(err); code != tool.CodeExecutionFailed {
+					t.Errorf("%v: %v, want it run unapproved and fail in the kernel", argv, err)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(ws, "inside.txt")); err == nil {
+				t.Error("a call run as read-only wrote in the workspace")
+			}
+			if what := w.Touched(t); what != "" {
+				t.Errorf("a call run as read-only %s", what)
+			}
+		})
+	}
 }
