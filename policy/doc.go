@@ -87,9 +87,9 @@
 //
 // The policy decides from what a call says: its paths, resolved as they are
 // when it decides, and its command lines, parsed. It guarantees that a deny
-// rule refuses every call it matches under any spelling, that nothing is
-// allowed that no allow rule, tools entry or low-risk default allows, and
-// that writes to protected paths are seen by a person.
+// rule refuses every call it matches under any spelling, that nothing runs
+// unasked that no allow rule, [policy.tools] entry or default allows, and
+// that writes of the file tools to protected paths are seen by a person.
 //
 // The sandbox (package sandbox) guarantees what a started process can do,
 // whatever the policy believed: under workspace-write it writes only the
@@ -103,9 +103,10 @@
 // atomic step: a process racing the call can swap which file inside the
 // workspace a link names between the two (it cannot make the open leave the
 // workspace, which os.Root and the sandbox bound). A hard link is a file of
-// its own name: the policy sees the name, and writes replace it rather than
-// write through it. And a person who approves `make test` approves whatever
-// the Makefile says.
+// its own name: the policy sees the name. The file tools replace it rather
+// than write through it, but a redirection (echo x >> name) appends through
+// it; a hard link to a protected file is the sandbox's to prevent. And a
+// person who approves `make test` approves whatever the Makefile says.
 //
 // Approval of "ask" decisions is the [Approver]'s job; stock approvers are in
 // package approve.
