@@ -17,7 +17,7 @@ var globSearchDescription string
 
 // GlobSearchInput is glob_search's input.
 type GlobSearchInput struct {
-	Pattern    string `json:"pattern" jsonschema:"a glob relative to base_dir: ** matches any number of directories, * and ? match within one name, {a,b} alternatives, [abc] classes; e.g. **/*.go or src/**/*_test.go" minLength:"1"`
+	Pattern    string `json:"pattern" jsonschema:"a glob: without a / it matches file names at any depth (*.tsx); with a / it matches paths from base_dir (src/**/*_test.go, ./*.go for base_dir itself); ** matches any number of directories, * and ? match within one name, {a,b} alternatives, [abc] classes" minLength:"1"`
 	BaseDir    string `json:"base_dir,omitempty" jsonschema:"the directory the pattern is relative to, relative to the workspace root (default: the root)"`
 	MaxResults int    `json:"max_results,omitempty" jsonschema:"the most files to return (default 100)" minimum:"1" maximum:"10000"`
 }
@@ -34,9 +34,12 @@ var GlobSearch = tool.RefTo[GlobSearchInput, *GlobSearchOutput]("glob_search")
 
 // GlobQuery is a glob request after its arguments were checked.
 type GlobQuery struct {
-	Base    string // directory, relative to the workspace root
-	Pattern string // relative to Base, cleaned of a leading "./"
-	Hidden  bool   // the pattern names hidden files or directories
+	Base string // directory, relative to the workspace root
+	// Pattern is relative to Base, as given: without a '/' it matches
+	// names at any depth, with one (a leading "./" included) paths from
+	// Base (see search.PlanGlob).
+	Pattern string
+	Hidden  bool // the pattern names hidden files or directories
 }
 
 // A GlobBackend lists the files matching q into c: regular files and
@@ -104,7 +107,7 @@ func globQuery(pattern string) (*GlobQuery, error) {
 	if _, err := search.CompileGlob(p); err != nil {
 		return nil, tool.Errorf(tool.CodeInvalidArguments, "field \"pattern\": %s", err)
 	}
-	return &GlobQuery{Pattern: p, Hidden: search.AsksForHidden(p)}, nil
+	return &GlobQuery{Pattern: pattern, Hidden: search.AsksForHidden(p)}, nil
 }
 
 // Render lists the files one per line, with a note when some were left

@@ -3,9 +3,13 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
@@ -95,4 +99,52 @@ func openUnrestricted(t *testing.T, dir string) *workspace.Workspace {
 	}
 	t.Cleanup(func() { ws.Close() })
 	return ws
+}
+
+// TestGlobSearchNameOrPath: a pattern without a '/' matches names at any
+// depth (as find -name and fd -g do); one with a '/' is anchored at
+// base_dir. Both backends.
+func TestGlobSearchNameOrPath(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"App.tsx", "src/Button.tsx", "src/ui/deep/Card.tsx", "src/ui/Card.ts", "web/src/Page.tsx", "notes.tsx.txt"} {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		in   tools.GlobSearchInput
+		want []string
+	}{
+		{"*.tsx finds .tsx files at any depth", tools.GlobSearchInput{Pattern: "*.tsx"},
+			[]string{"App.tsx", "src/Button.tsx", "src/ui/deep/Card.tsx", "web/src/Page.tsx"}},
+		{"a name finds that name at any depth", tools.GlobSearchInput{Pattern: "Card.tsx"}, []string{"src/ui/deep/Card.tsx"}},
+		{"**/*.tsx finds the same", tools.GlobSearchInput{Pattern: "**/*.tsx"},
+			[]string{"App.tsx", "src/Button.tsx", "src/ui/deep/Card.tsx", "web/src/Page.tsx"}},
+		{"./*.tsx stays in base_dir", tools.GlobSearchInput{Pattern: "./*.tsx"}, []string{"App.tsx"}},
+		{"src/*.tsx is anchored at base_dir", tools.GlobSearchInput{Pattern: "src/*.tsx"}, []string{"src/Button.tsx"}},
+		{"src/**/*.tsx is anchored at base_dir", tools.GlobSearchInput{Pattern: "src/**/*.tsx"}, []string{"src/Button.tsx", "src/ui/deep/Card.tsx"}},
+		{"a name below base_dir", tools.GlobSearchInput{Pattern: "*.tsx", BaseDir: "src/ui"}, []string{"src/ui/deep/Card.tsx"}},
+		{"a path below base_dir", tools.GlobSearchInput{Pattern: "*/*.tsx", BaseDir: "src"}, []string{}},
+		{"alternatives by name", tools.GlobSearchInput{Pattern: "*.{ts,tsx}", BaseDir: "src/ui"}, []string{"src/ui/Card.ts", "src/ui/deep/Card.tsx"}},
+	}
+	for name, tk := range searchBackends(t, dir) {
+		for _, tt := range tests {
+			t.Run(name+" "+tt.name, func(t *testing.T) {
+				out, err := quiver.Call(context.Background(), tk, tools.GlobSearch, tt.in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := out.Files
+				slices.Sort(got)
+				if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("files (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
 }

@@ -94,13 +94,21 @@ type GlobRequest struct {
 // pattern's leading directories without wildcards, matching the rest of
 // the pattern against paths relative to that start. ok is false when that
 // directory does not exist, so nothing can match.
+//
+// A pattern without a '/' matches names at any depth below base, as
+// find -name and fd -g do ("*.tsx" finds every .tsx file); one with a '/'
+// (a leading "./" included) is anchored at base.
 func PlanGlob(ws *workspace.Workspace, base, pattern string) (start string, rest *PathGlob, ok bool, err error) {
+	anchored := strings.Contains(pattern, "/")
+	for strings.HasPrefix(pattern, "./") {
+		pattern = pattern[2:]
+	}
 	prefix, tail := SplitGlob(pattern)
 	start = path.Join(base, prefix)
 	if rest, err = CompileGlob(tail); err != nil {
 		return "", nil, false, err
 	}
-	rest.byName = false // anchored at start
+	rest.byName = !anchored
 	if prefix != "" {
 		if fi, err := ws.Stat(start); err != nil || !fi.IsDir() {
 			return start, rest, false, nil

@@ -216,6 +216,12 @@ func TestBackendsAgree(t *testing.T) {
 		{"glob_search", `{"pattern":"**","base_dir":"lib"}`},
 		{"glob_search", `{"pattern":"links/*"}`},
 		{"glob_search", `{"pattern":"missing/**/*.go"}`},
+		{"glob_search", `{"pattern":"*.go","base_dir":"lib"}`},
+		{"glob_search", `{"pattern":"./*.go"}`},
+		{"glob_search", `{"pattern":"util*"}`},
+		{"glob_search", `{"pattern":"*.{tmp,log}"}`},
+		{"glob_search", `{"pattern":".env"}`},
+		{"glob_search", `{"pattern":"*"}`},
 	}
 	for _, q := range queries {
 		t.Run(q.tool+" "+q.args, func(t *testing.T) {
