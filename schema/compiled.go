@@ -282,12 +282,12 @@ func (n *compiled) checkArray(v []any, st *vstate) {
 		st.fail("maxItems: %d items, more than %d", len(v), *n.maxItems)
 	}
 	if n.unique {
+	pairs: // one failure for the array, naming the first equal pair
 		for i := range v {
 			for j := i + 1; j < len(v); j++ {
 				if reflect.DeepEqual(v[i], v[j]) {
 					st.fail("uniqueItems: items %d and %d are equal", i, j)
-					i = len(v)
-					break
+					break pairs
 				}
 			}
 		}
