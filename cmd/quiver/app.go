@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -63,7 +64,16 @@ func (a *app) toolkit(extra ...quiver.Option) (*quiver.Toolkit, error) {
 		}
 		opts = append(opts, more...)
 	}
-	tk, err := quiver.New(append(opts, extra...)...)
+	opts = append(opts, extra...)
+	// Review wraps whichever approver the command chose, so it comes last.
+	rev, err := reviewOption(context.Background(), cfg)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+	}
+	if rev != nil {
+		opts = append(opts, rev)
+	}
+	tk, err := quiver.New(opts...)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
 	}

@@ -2,15 +2,19 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"sync"
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/provider"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/cli"
 )
 
 func init() {
-	wirings = append(wirings, wireCLI)
+	wirings = append(wirings, wireBuiltin, wireCLI)
 	notes = append(notes, cliNotes)
 }
 
@@ -20,21 +24,98 @@ var (
 	cliProviders = map[*app]*cli.Provider{}
 )
 
-// wireCLI adds the provider that backs the search tools with rg and fd
-// when they are installed ([tools.cli]; disabled = true turns it off).
-func wireCLI(a *app, cfg *config.Config) ([]quiver.Option, error) {
-	if cfg.Tools.CLI.Disabled {
+// wireBuiltin leaves the built-in tools out when [tools.builtin] enabled =
+// false or [tools] providers does not name them, and moves them when that
+// list prefers them over another source.
+func wireBuiltin(_ *app, cfg *config.Config) ([]quiver.Option, error) {
+	if !cfg.Tools.ProviderOn(config.KindBuiltin) {
+		return []quiver.Option{quiver.WithoutBuiltin()}, nil
+	}
+	p := rank(cfg, config.KindBuiltin, builtin.New())
+	if p.Priority() == provider.PriorityBuiltin {
 		return nil, nil
 	}
-	p := cli.New(cli.Options{Aliases: cfg.Tools.CLI.Aliases, SuggestEnhanced: cfg.Tools.SuggestEnhancedTools})
+	opts := []quiver.Option{quiver.WithoutBuiltin(), quiver.WithProvider(p)}
+	for _, a := range builtin.Aliases() {
+		opts = append(opts, quiver.WithAlias(a))
+	}
+	return opts, nil
+}
+
+// wireCLI adds the provider that backs the search tools with rg and fd
+// when they are installed, and the tools of [tools.cli.aliases] that run a
+// program of their own. [tools.cli] enabled = false (or disabled = true)
+// turns it off.
+func wireCLI(a *app, cfg *config.Config) ([]quiver.Option, error) {
+	if !cfg.Tools.ProviderOn(config.KindCLI) {
+		return nil, nil
+	}
+	p := cli.New(cli.Options{Aliases: cfg.Tools.CLI.Aliases, SuggestEnhanced: cfg.Tools.SuggestEnhancedTools,
+		EnvAllow: cfg.Exec.EnvAllow})
+	if err := p.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Path, err)
+	}
 	cliMu.Lock()
 	cliProviders[a] = p
 	cliMu.Unlock()
-	return []quiver.Option{quiver.WithProvider(p)}, nil
+	return []quiver.Option{quiver.WithProvider(rank(cfg, config.KindCLI, p))}, nil
 }
 
-// cliNotes tells `quiver tools` which program backs each search tool, and
-// what to install when suggest_enhanced_tools is set.
+// stockPriority is each source's priority when [tools] providers does not
+// reorder them.
+var stockPriority = map[string]int{
+	config.KindBuiltin: provider.PriorityBuiltin,
+	config.KindCLI:     provider.PriorityCLI,
+	config.KindCustom:  provider.PriorityCustom,
+	config.KindScript:  provider.PriorityScript,
+	config.KindMCP:     provider.PriorityMCP,
+}
+
+// rank gives p the priority its kind has under [tools] providers.
+func rank(cfg *config.Config, kind string, p provider.Provider) provider.Provider {
+	if n := priorityOf(cfg, kind); n != p.Priority() {
+		return ranked{Provider: p, priority: n}
+	}
+	return p
+}
+
+// priorityOf is the priority of a kind of source: the sources [tools]
+// providers names trade their stock priorities so that the first named is
+// the most preferred; sources it does not name keep theirs.
+func priorityOf(cfg *config.Config, kind string) int {
+	order := cfg.Tools.Preference()
+	i := slices.Index(order, kind)
+	if i < 0 {
+		return stockPriority[kind]
+	}
+	slots := make([]int, len(order))
+	for j, k := range order {
+		slots[j] = stockPriority[k]
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(slots)))
+	return slots[i]
+}
+
+// ranked is a provider at another priority than its own.
+type ranked struct {
+	provider.Provider
+	priority int
+}
+
+func (r ranked) Priority() int { return r.priority }
+
+// SetInvalidate passes the registry's hook on, so that an MCP server's
+// list-changed notification still reaches it.
+func (r ranked) SetInvalidate(f func()) {
+	if inv, ok := r.Provider.(provider.Invalidator); ok {
+		inv.SetInvalidate(f)
+	}
+}
+
+// cliNotes tells `quiver tools` and `quiver config check` which program
+// backs each search tool (or why the builtin engine does), which tools run
+// a program of their own, and what to install when suggest_enhanced_tools
+// is set.
 func cliNotes(a *app) []string {
 	cliMu.Lock()
 	p := cliProviders[a]
@@ -44,10 +125,15 @@ func cliNotes(a *app) []string {
 	}
 	var lines []string
 	for _, b := range p.Backends() {
-		if b.Path != "" {
+		switch {
+		case b.Wraps && b.Path != "":
+			lines = append(lines, fmt.Sprintf("%s: runs %s (%s) with the model's arguments; high risk, sandboxed", b.Tool, b.Program, b.Path))
+		case b.Wraps:
+			lines = append(lines, fmt.Sprintf("%s: runs %s with the model's arguments; high risk, sandboxed; %s", b.Tool, b.Program, b.Note))
+		case b.Path != "":
 			lines = append(lines, fmt.Sprintf("%s: backed by %s (%s)", b.Tool, b.Program, b.Path))
-		} else {
-			lines = append(lines, fmt.Sprintf("%s: builtin engine (%s)", b.Tool, b.Note))
+		default:
+			lines = append(lines, fmt.Sprintf("%s = %q: %s", b.Tool, b.Program, b.Note))
 		}
 	}
 	for _, s := range p.Suggestions() {

@@ -22,10 +22,12 @@ var (
 	scriptProviders = map[*app]*script.Provider{}
 )
 
-// wireCustom adds the [[tools.custom]] command templates and the scripts of
+// wireCustom adds the custom command templates ([[tools.custom]] or the
+// spec's [tools.custom.NAME], one provider for both) and the scripts of
 // [tools.scripts] dir (default .quiver/tools, relative to the workspace
-// root). A template that cannot load is a configuration error, so `quiver
-// config check` reports it with the tool's name.
+// root) unless [tools] providers leaves scripts out. A template that cannot
+// load is a configuration error, so `quiver config check` reports it with
+// the tool's name.
 func wireCustom(a *app, cfg *config.Config) ([]quiver.Option, error) {
 	var opts []quiver.Option
 	if len(cfg.Tools.Custom) > 0 {
@@ -33,7 +35,10 @@ func wireCustom(a *app, cfg *config.Config) ([]quiver.Option, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", cfg.Path, err)
 		}
-		opts = append(opts, quiver.WithProvider(p))
+		opts = append(opts, quiver.WithProvider(rank(cfg, config.KindCustom, p)))
+	}
+	if !cfg.Tools.ProviderOn(config.KindScript) {
+		return opts, nil
 	}
 	dir := cfg.Tools.Scripts.Dir
 	if dir == "" {
@@ -50,7 +55,7 @@ func wireCustom(a *app, cfg *config.Config) ([]quiver.Option, error) {
 	scriptMu.Lock()
 	scriptProviders[a] = p
 	scriptMu.Unlock()
-	return append(opts, quiver.WithProvider(p)), nil
+	return append(opts, quiver.WithProvider(rank(cfg, config.KindScript, p))), nil
 }
 
 // scriptNotes tells `quiver tools` which files of the scripts directory

@@ -33,6 +33,9 @@ var (
 // wireMCP adds a provider for each [[tools.mcp.servers]] entry. Servers are
 // started when their tools are first needed, not here.
 func wireMCP(a *app, cfg *config.Config) ([]quiver.Option, error) {
+	if !cfg.Tools.ProviderOn(config.KindMCP) {
+		return nil, nil // [tools.mcp] enabled = false, or [tools] providers leaves mcp out
+	}
 	var opts []quiver.Option
 	for _, s := range cfg.Tools.MCP.Servers {
 		c := mcpprovider.Config{
@@ -62,7 +65,7 @@ func wireMCP(a *app, cfg *config.Config) ([]quiver.Option, error) {
 		mcpMu.Lock()
 		mcpProviders[a] = append(mcpProviders[a], p)
 		mcpMu.Unlock()
-		opts = append(opts, quiver.WithProvider(p))
+		opts = append(opts, quiver.WithProvider(rank(cfg, config.KindMCP, p)))
 	}
 	return opts, nil
 }
