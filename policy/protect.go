@@ -8,13 +8,15 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 // defaultProtected are the paths that govern Quiver or run code later, inside
 // every workspace: the quiver.toml that `quiver --root DIR` would load, the
 // script tools and their settings, git's hooks and the configuration git
 // reads (core.fsmonitor, core.pager and friends run programs).
-var defaultProtected = []string{"quiver.toml", ".quiver", ".git/hooks", ".git/config", ".git/config.worktree"}
+var defaultProtected = sandbox.StandardProtected
 
 // protectedPath is one entry of the protected list.
 type protectedPath struct {

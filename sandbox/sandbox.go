@@ -173,8 +173,10 @@ func For(ctx context.Context, tc tool.Context, workspace string) (*Profile, erro
 }
 
 // StandardProtected are the workspace paths protected whatever the
-// configuration says: they govern Quiver or run code later.
-var StandardProtected = []string{"quiver.toml", ".quiver", ".git/hooks", ".git/config"}
+// configuration says, by the policy for the file tools and by the sandbox
+// for processes: they govern Quiver or run code later (the quiver.toml that
+// `quiver --root DIR` would load, script tools, git's hooks and config).
+var StandardProtected = []string{"quiver.toml", ".quiver", ".git/hooks", ".git/config", ".git/config.worktree"}
 
 // UnavailableError is the refusal to run where the kernel cannot enforce a
 // profile. It names what is missing and how to opt out.

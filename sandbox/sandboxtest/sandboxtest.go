@@ -63,7 +63,15 @@ type Watch struct {
 // NewWatch sets up the outside world; it is torn down with t.
 func NewWatch(t testing.TB) *Watch {
 	t.Helper()
-	w := &Watch{Out: t.TempDir()}
+	return NewWatchIn(t, t.TempDir())
+}
+
+// NewWatchIn is NewWatch with the outside directory out, which must be
+// empty (a sandbox that lets every process write /tmp, as Codex's
+// workspace-write does, is compared with one outside /tmp).
+func NewWatchIn(t testing.TB, out string) *Watch {
+	t.Helper()
+	w := &Watch{Out: out}
 	if err := os.WriteFile(filepath.Join(w.Out, "victim.txt"), []byte("victim\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
