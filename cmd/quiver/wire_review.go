@@ -43,8 +43,8 @@ func reviewOption(ctx context.Context, cfg *config.Config) (quiver.Option, error
 // levels it covers go to the reviewers, others to the person. A call the
 // reviewers reject escalateAfter times in a row goes to the person.
 type review struct {
-	quorum approve.Quorum
-	covers func(risk string) bool
+	reviewers policy.Approver // an approve.Quorum
+	covers    func(risk string) bool
 	// person decides what the reviewers do not cover, and calls they kept
 	// rejecting; nil when nobody can be asked (then such calls are refused).
 	person policy.Approver
@@ -53,8 +53,8 @@ type review struct {
 	streak map[string]int // consecutive rejections, by call
 }
 
-func newReview(q approve.Quorum, covers func(string) bool, person policy.Approver) *review {
-	return &review{quorum: q, covers: covers, person: person, streak: map[string]int{}}
+func newReview(reviewers policy.Approver, covers func(string) bool, person policy.Approver) *review {
+	return &review{reviewers: reviewers, covers: covers, person: person, streak: map[string]int{}}
 }
 
 // canEscalate reports whether someone can overrule the reviewers: --yes
@@ -66,7 +66,7 @@ func (r *review) Approve(ctx context.Context, req policy.Request) (policy.Approv
 	if !r.covers(string(req.Risk)) {
 		return r.ask(ctx, req)
 	}
-	a, err := r.quorum.Approve(ctx, req)
+	a, err := r.reviewers.Approve(ctx, req)
 	if err != nil {
 		return a, err
 	}
