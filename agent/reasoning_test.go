@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"strings"
 	"testing"
@@ -127,4 +128,18 @@ func lastMessages(reqs []string) string {
 		}
 	}
 	return last
+}
+
+// A reply cut off by the output limit ends the run as incomplete, on every
+// provider, and the limit asked for is the one sent.
+func TestRunReportsACutOffReplyAsIncomplete(t *testing.T) {
+	for _, p := range drivertest.Providers {
+		t.Run(string(p), func(t *testing.T) {
+			srv := drivertest.CutOff(t, p, "The list has one item, and it is")
+			res, err := agent.Run(context.Background(), agent.Config{Model: srv.Model(t), Toolkit: newToolkit(t, nil), MaxOutputTokens: 64}, "What is on the list?")
+			if !errors.Is(err, agent.ErrIncomplete) || res == nil || res.Turns != 1 || res.Text != "The list has one item, and it is" {
+				t.Fatalf("run: %v, result %+v", err, res)
+			}
+		})
+	}
 }

@@ -193,6 +193,7 @@ func Check(t testing.TB, f Fixture, got *driver.Response) {
 	t.Helper()
 	if got == nil {
 		t.Fatalf("%s: nil response", f.Name)
+		return
 	}
 	if got.Text != f.Expected.Text {
 		t.Errorf("%s: text:\n%s", f.Name, cmp.Diff(f.Expected.Text, got.Text))
