@@ -35,6 +35,13 @@
 //     ([ErrDuplicateID]): their results could not be told apart.
 //   - A stream that ends before the provider said it was finished (a cut
 //     connection) is an error ([ErrTruncated]), never a silently shorter reply.
+//   - A reply's reasoning (Anthropic thinking, OpenAI reasoning items,
+//     reasoning_content, Gemini thoughts) is its own part of the reply and of
+//     the assistant [Message]: [Reasoning], its signatures, encrypted
+//     content and raw items kept byte for byte, streamed for display as
+//     [EventReasoningDelta], and sent back by each driver where and as its
+//     provider requires (in the order [Replay] gives). [ReasoningConfig]
+//     asks for thinking. Reasoning of one provider is never sent to another.
 //   - Parameters are the canonical schema of package schema
 //     (*jsonschema.Schema, as tool.Tool carries it, rather than raw JSON: the
 //     dialect conversions walk it); each driver converts it to its provider's
