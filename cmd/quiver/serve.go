@@ -10,11 +10,13 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/mcpserver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/spf13/cobra"
 )
 
@@ -27,6 +29,8 @@ type serveFlags struct {
 	allowedHosts   []string
 	allowedOrigins []string
 	maxSessions    int
+	sessionTimeout time.Duration
+	shutdownGrace  time.Duration
 	maxBody        int64
 	logFile        string
 	verbose        bool
@@ -50,7 +54,16 @@ With --http ADDR it serves streamable HTTP on ADDR (PORT or HOST:PORT; a bare po
 binds 127.0.0.1). Requests whose Host or Origin is not a loopback name, or one of
 --allowed-host / --allowed-origin, are refused. Binding another address than
 loopback requires --token-env: a bearer token every request must carry.
-SIGINT or SIGTERM shuts down gracefully.`,
+
+Sessions: at most --max-sessions are open; a session with no call in flight and
+no event stream open for --session-timeout is closed; at the limit a newcomer
+takes the place of the least recently used session without a call in flight,
+and is refused (503) only when every session has one. DELETE of a session
+cancels its calls and kills their processes. GET /healthz answers while the
+process serves; GET /readyz answers 200 once the sandbox works and every MCP
+server of [[tools.mcp.servers]] is up or marked down, and 503 from the moment
+shutdown begins. SIGINT or SIGTERM stops accepting, lets calls run for
+--shutdown-grace, then cancels them, kills their processes and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.serve(cmd, f) },
 	}
@@ -59,7 +72,11 @@ SIGINT or SIGTERM shuts down gracefully.`,
 	fl.StringVar(&f.tokenEnv, "token-env", "", "require the bearer token held in this environment variable (HTTP)")
 	fl.StringSliceVar(&f.allowedHosts, "allowed-host", nil, "accept this Host header too (HTTP; repeatable)")
 	fl.StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "accept this Origin too (HTTP; repeatable)")
-	fl.IntVar(&f.maxSessions, "max-sessions", 64, "concurrent HTTP sessions at most")
+	fl.IntVar(&f.maxSessions, "max-sessions", 64, "HTTP sessions open at most (HTTP)")
+	fl.DurationVar(&f.sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout,
+		"close an HTTP session with no call and no event stream for this long (HTTP)")
+	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 10*time.Second,
+		"on SIGTERM or SIGINT, let calls in flight run this long before cancelling them (HTTP)")
 	fl.Int64Var(&f.maxBody, "max-request-bytes", 4<<20, "largest request accepted, in bytes")
 	fl.StringVar(&f.logFile, "log", "", "append logs to this file instead of standard error")
 	fl.BoolVar(&f.verbose, "verbose", false, "log debug detail (each MCP server's stderr among it)")
@@ -105,6 +122,7 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	opts.ReadyChecks = a.readyChecks()
 	srv, err := mcpserver.New(ctx, tk, opts)
 	if err != nil {
 		return &exitError{code: exitUsage, msg: "quiver serve: " + err.Error()}
@@ -146,9 +164,18 @@ func (a *app) elicitApprover(logger *slog.Logger) (policy.Approver, error) {
 func (a *app) serveOptions(f serveFlags, logger *slog.Logger) (mcpserver.Options, string, error) {
 	o := mcpserver.Options{Name: "quiver", Version: version, Logger: logger,
 		AllowedHosts: f.allowedHosts, AllowedOrigins: f.allowedOrigins,
-		MaxSessions: f.maxSessions, MaxBodyBytes: f.maxBody}
+		MaxSessions: f.maxSessions, MaxSessionsSetting: "--max-sessions", MaxBodyBytes: f.maxBody,
+		SessionTimeout: f.sessionTimeout, ShutdownGrace: f.shutdownGrace}
 	usage := func(format string, args ...any) (mcpserver.Options, string, error) {
 		return o, "", &exitError{code: exitUsage, msg: "quiver serve: " + fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case f.maxSessions < 1:
+		return usage("--max-sessions %d: want at least 1", f.maxSessions)
+	case f.sessionTimeout <= 0:
+		return usage("--session-timeout %s: want a positive duration", f.sessionTimeout)
+	case f.shutdownGrace <= 0:
+		return usage("--shutdown-grace %s: want a positive duration", f.shutdownGrace)
 	}
 	if f.tokenEnv != "" {
 		o.Token = os.Getenv(f.tokenEnv)
@@ -224,5 +251,28 @@ func serveLogger(f serveFlags) (*slog.Logger, func(), error) {
 		w, closeLog = file, func() { file.Close() }
 	}
 	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})
-	return slog.New(h), closeLog, nil
+	return slog.New(mcpserver.LogHandler(h)), closeLog, nil
+}
+
+// readyChecks are what /readyz checks. The configuration needs none: the
+// server does not listen before it is loaded.
+func (a *app) readyChecks() []mcpserver.Check {
+	var checks []mcpserver.Check
+	if cfg, err := a.loadConfig(); err == nil && !cfg.Sandbox.Disabled {
+		checks = append(checks, mcpserver.Check{Name: "sandbox", Func: func(context.Context) error { return sandbox.Check() }})
+	}
+	mcpMu.Lock()
+	providers := mcpProviders[a]
+	mcpMu.Unlock()
+	for _, p := range providers {
+		// Up, or down and marked so: either way Tools returns. A server
+		// still starting past the probe's deadline is not ready.
+		checks = append(checks, mcpserver.Check{Name: p.ID(), Func: func(ctx context.Context) error {
+			if _, err := p.Tools(ctx); ctx.Err() != nil {
+				return fmt.Errorf("still starting: %w", err)
+			}
+			return nil
+		}})
+	}
+	return checks
 }
