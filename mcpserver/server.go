@@ -134,7 +134,7 @@ type Server struct {
 // toolkit whose catalogue cannot be read is an error.
 func New(ctx context.Context, tk *quiver.Toolkit, opts Options) (*Server, error) {
 	opts.setDefaults()
-	s := &Server{tk: tk, opts: opts, listed: map[string]*tool.Tool{}, sessions: newSessions(opts.SessionTimeout)}
+	s := &Server{tk: tk, opts: opts, listed: map[string]*tool.Tool{}, sessions: newSessions(opts.SessionTimeout, opts.Logger)}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:              opts.Instructions,
 		Logger:                    sdkLogger(opts.Logger),

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -23,7 +24,8 @@ import (
 //     calls cancelled first, which kills the processes they started, since
 //     the SDK's close waits for them.
 type sessions struct {
-	idle time.Duration
+	idle   time.Duration
+	logger *slog.Logger
 
 	mu   sync.Mutex
 	byID map[string]*session
@@ -49,8 +51,8 @@ var (
 	errEverySessionBusy = errors.New("every session is busy")
 )
 
-func newSessions(idle time.Duration) *sessions {
-	return &sessions{idle: idle, byID: map[string]*session{}}
+func newSessions(idle time.Duration, logger *slog.Logger) *sessions {
+	return &sessions{idle: idle, logger: logger, byID: map[string]*session{}}
 }
 
 // add records a session that has just been initialized, and forgets it
@@ -128,8 +130,8 @@ func (t *sessions) armLocked(id string, s *session) {
 		t.mu.Lock()
 		stale := t.byID[id] != s || s.gen != gen
 		t.mu.Unlock()
-		if !stale {
-			t.end(id, errSessionIdle)
+		if !stale && t.end(id, errSessionIdle) {
+			t.logger.Info("session closed: idle too long", "session", id, "session_timeout", t.idle)
 		}
 	})
 }
