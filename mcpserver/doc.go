@@ -32,13 +32,22 @@
 // ([approve.WithSession]) so that [approve.Elicit] can ask the client's user.
 //
 // Transports: [Server.Run] serves one session over a reader and a writer
-// (stdio); [Server.Handler] is the streamable HTTP endpoint, guarded against
-// DNS rebinding (Host and Origin must be loopback names or explicitly
-// allowed), optionally by a bearer token, with a request body limit and a
-// cap on concurrent sessions; [Server.Serve] runs it on a listener and shuts
-// down gracefully. A call whose HTTP request is abandoned by the client is
-// cancelled (without an event store a stream cannot be resumed, so nobody
-// could read its answer).
+// (stdio), answering any line that is not one JSON-RPC message with an
+// error instead of ending the session; [Server.Handler] is the streamable
+// HTTP endpoint, guarded against DNS rebinding (Host and Origin must be
+// loopback names or explicitly allowed), optionally by a bearer token, with
+// a request body limit, beside the /healthz and /readyz probes;
+// [Server.Serve] runs it on a listener and shuts down gracefully.
+//
+// Clients crash and lose the network without saying goodbye, so the server
+// keeps its own account of HTTP sessions (sessions.go): a session with no
+// request open for Options.SessionTimeout is closed, and at
+// Options.MaxSessions a newcomer replaces the least recently used session
+// that has no call in flight; only when all have one is it refused. A call
+// ends early when the session it belongs to ends (DELETE, eviction,
+// timeout, shutdown) and when the HTTP request it came in is abandoned
+// (without an event store a stream cannot be resumed, so nobody could read
+// its answer); ending a call kills the processes it started.
 //
 // Protocol versions: the server negotiates 2025-11-25 and older. The
 // 2026-07-28 revision moves server-to-client questions (elicitation) into

@@ -137,16 +137,22 @@ func (t *sessions) armLocked(id string, s *session) {
 }
 
 // track registers a call of session id; the returned context is cancelled,
-// with the reason as its cause, when the session ends. Calls of a session
-// the table does not know (stdio) are returned as they are.
+// with the reason as its cause, when the session ends. A call of a session
+// that has already left the table (it is being closed: evicted, deleted)
+// gets a context cancelled already, so that the close it races with does
+// not wait for it. Calls over stdio (no id) are not tracked.
 func (t *sessions) track(ctx context.Context, id string, callID uint64) (context.Context, func()) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := t.byID[id]
-	if s == nil {
+	if id == "" {
 		return ctx, func() {}
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	ctx, cancel := context.WithCancelCause(ctx)
+	s := t.byID[id]
+	if s == nil {
+		cancel(errSessionEnded)
+		return ctx, func() {}
+	}
 	s.calls[callID] = cancel
 	return ctx, func() {
 		t.mu.Lock()
