@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,15 +37,45 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	quiverBin = filepath.Join(dir, "quiver")
-	build := exec.Command("go", "build", "-o", quiverBin, "./cmd/quiver")
+	args := append([]string{"build"}, sameBuildFlags()...)
+	build := exec.Command("go", append(args, "-o", quiverBin, "./cmd/quiver")...)
 	build.Dir = repoRoot
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		panic("build quiver: " + err.Error())
 	}
+	quickRaceExit()
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// sameBuildFlags returns the flags this test binary was built with that
+// change how packages compile (-race): built alike, the quiver binary reuses
+// every package the test run compiled already, instead of compiling the
+// whole program a second time, and runs under the race detector when the
+// tests do.
+func sameBuildFlags() []string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return nil
+	}
+	var flags []string
+	for _, s := range info.Settings {
+		if s.Key == "-race" && s.Value == "true" {
+			flags = append(flags, "-race")
+		}
+	}
+	return flags
+}
+
+// quickRaceExit tells a race-enabled quiver not to wait a second at exit
+// for late race reports (GORACE atexit_sleep_ms): the tests start it many
+// times, and each start is waited for.
+func quickRaceExit() {
+	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
+		os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=0"))
+	}
 }
 
 // toolsDir is where scripts/mcp-peers installs the peers.

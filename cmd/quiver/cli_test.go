@@ -10,24 +10,45 @@ import (
 	"testing"
 )
 
-// quiverBin is the quiver binary built once for these tests: the CLI is
-// tested as a user runs it, as a process.
+// quiverBin is the quiver command these tests run: the CLI is tested as a
+// user runs it, as a process. It is this test binary, started through a link
+// named cliName, which TestMain turns into the command: no second build of
+// the program (the suite's slowest step), and the command runs under the
+// race detector whenever the tests do.
 var quiverBin string
 
+// cliName is the name under which the test binary is the quiver command.
+const cliName = "quiver"
+
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == cliName {
+		main() // exits
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
 	dir, err := os.MkdirTemp("", "quiver-cli")
 	if err != nil {
 		panic(err)
 	}
-	quiverBin = filepath.Join(dir, "quiver")
-	build := exec.Command("go", "build", "-o", quiverBin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		panic("build quiver: " + err.Error())
+	quiverBin = filepath.Join(dir, cliName)
+	if err := os.Symlink(exe, quiverBin); err != nil {
+		panic(err)
 	}
+	quickRaceExit()
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// quickRaceExit tells the race-enabled commands the tests start not to
+// wait a second at exit for late race reports (GORACE atexit_sleep_ms): the
+// tests start hundreds of them, and each ends only after its goroutines.
+func quickRaceExit() {
+	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
+		os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=0"))
+	}
 }
 
 type cliResult struct {
@@ -68,6 +89,7 @@ func workdir(t *testing.T, files map[string]string) string {
 }
 
 func TestCallReadFile(t *testing.T) {
+	t.Parallel()
 	dir := workdir(t, map[string]string{"go.mod": "module example\n\ngo 1.26\n"})
 	r := runCLI(t, dir, "", "call", "read_file", `{"path":"go.mod"}`)
 	if r.code != 0 || r.stdout != "     1\tmodule example\n     2\t\n     3\tgo 1.26\n" {
@@ -80,6 +102,7 @@ func TestCallReadFile(t *testing.T) {
 }
 
 func TestCallErrorCodes(t *testing.T) {
+	t.Parallel()
 	dir := workdir(t, map[string]string{
 		"notes.txt": "x\n",
 		"quiver.toml": `[policy]
@@ -110,25 +133,16 @@ ask = ["write_file"]
 		{"escape", []string{"call", "read_file", `{"path":"../../etc/passwd"}`}, "SANDBOX_VIOLATION"},
 		{"missing file", []string{"call", "read_file", `{"path":"absent"}`}, "NOT_FOUND"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := runCLI(t, dir, "", c.args...)
-			if r.code != 1 || !strings.Contains(r.stderr, c.code+": ") {
-				t.Fatalf("code %d, stderr %q; want exit 1 and %s", r.code, r.stderr, c.code)
-			}
-			j := runCLI(t, dir, "", append([]string{"--json"}, c.args...)...)
-			var out callJSON
-			if err := json.Unmarshal([]byte(j.stdout), &out); err != nil || j.code != 1 {
-				t.Fatalf("--json: exit %d, %v: %q", j.code, err, j.stdout)
-			}
-			if !out.IsError || out.Error == nil || string(out.Error.Code) != c.code || out.Error.Tool != c.args[1] {
-				t.Errorf("--json = %+v", out)
-			}
-			if !strings.HasPrefix(out.Content, "Error executing tool "+c.args[1]+": "+c.code) {
-				t.Errorf("content %q", out.Content)
-			}
-		})
-	}
+	// The group returns once its parallel cases are done, before the check
+	// that none of them wrote.
+	t.Run("codes", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				checkCallErrorCode(t, dir, c.args, c.code)
+			})
+		}
+	})
 	if _, err := os.Stat(filepath.Join(dir, "n.txt")); err == nil {
 		t.Error("a refused write_file wrote its file")
 	}
@@ -140,7 +154,29 @@ ask = ["write_file"]
 	})
 }
 
+// checkCallErrorCode runs quiver call with args, plain and with --json, and
+// checks both report the error code.
+func checkCallErrorCode(t *testing.T, dir string, args []string, code string) {
+	t.Helper()
+	r := runCLI(t, dir, "", args...)
+	if r.code != 1 || !strings.Contains(r.stderr, code+": ") {
+		t.Fatalf("code %d, stderr %q; want exit 1 and %s", r.code, r.stderr, code)
+	}
+	j := runCLI(t, dir, "", append([]string{"--json"}, args...)...)
+	var out callJSON
+	if err := json.Unmarshal([]byte(j.stdout), &out); err != nil || j.code != 1 {
+		t.Fatalf("--json: exit %d, %v: %q", j.code, err, j.stdout)
+	}
+	if !out.IsError || out.Error == nil || string(out.Error.Code) != code || out.Error.Tool != args[1] {
+		t.Errorf("--json = %+v", out)
+	}
+	if !strings.HasPrefix(out.Content, "Error executing tool "+args[1]+": "+code) {
+		t.Errorf("content %q", out.Content)
+	}
+}
+
 func TestCallJSONSuccess(t *testing.T) {
+	t.Parallel()
 	dir := workdir(t, map[string]string{"a.txt": "hello\n"})
 	r := runCLI(t, dir, "", "--json", "call", "read_file", `{"path":"a.txt"}`)
 	var out struct {
@@ -156,6 +192,7 @@ func TestCallJSONSuccess(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := workdir(t, map[string]string{"bad.toml": "[policy]\ndefault = \"sometimes\"\n", "unknown.toml": "[workspace]\nroots = \".\"\n"})
 	for _, c := range []struct {
 		args []string
@@ -169,10 +206,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--write-scope", "everything", "tools"}, "--write-scope"},
 		{[]string{"--config", "absent.toml", "tools"}, "absent.toml"},
 	} {
-		r := runCLI(t, dir, "", c.args...)
-		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
-		}
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
+			r := runCLI(t, dir, "", c.args...)
+			if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+				t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
+			}
+		})
 	}
 	if r := runCLI(t, dir, "", "config", "check"); r.code != 0 || !strings.Contains(r.stdout, "defaults") {
 		t.Errorf("config check without a file: %+v", r)
@@ -183,6 +223,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestToolsJSON(t *testing.T) {
+	t.Parallel()
 	dir := workdir(t, map[string]string{"quiver.toml": "[policy]\ndeny = [\"write_file\"]\n"})
 	r := runCLI(t, dir, "", "tools", "--json")
 	var out struct {
@@ -211,6 +252,7 @@ func TestToolsJSON(t *testing.T) {
 }
 
 func TestAuditAndWriteScope(t *testing.T) {
+	t.Parallel()
 	dir := workdir(t, map[string]string{"a.txt": "x\n"})
 	log := filepath.Join(dir, "audit.jsonl")
 	runCLI(t, dir, "", "--audit", log, "call", "read_file", `{"path":"a.txt"}`)

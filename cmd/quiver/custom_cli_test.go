@@ -20,6 +20,7 @@ params = [{ name = "text", type = "string", required = true, description = "What
 `
 
 func TestCLICallsACustomTool(t *testing.T) {
+	t.Parallel()
 	dir := workdir(t, map[string]string{"quiver.toml": customTOML})
 	// The subject is the quoted argv, so the policy sees one echo, not an rm.
 	r := runCLI(t, dir, "", "call", "say", `{"text":"; rm -rf x && cat /etc/passwd"}`)
@@ -37,6 +38,7 @@ func TestCLICallsACustomTool(t *testing.T) {
 }
 
 func TestConfigCheckFailsOnABadTemplate(t *testing.T) {
+	t.Parallel()
 	bad := strings.Replace(customTOML, "echo {text}", "echo {text} | sh", 1)
 	dir := workdir(t, map[string]string{"quiver.toml": bad})
 	r := runCLI(t, dir, "", "config", "check")
@@ -51,6 +53,7 @@ func TestConfigCheckFailsOnABadTemplate(t *testing.T) {
 }
 
 func TestCLICallsAScript(t *testing.T) {
+	t.Parallel()
 	dir := workdir(t, map[string]string{"quiver.toml": customTOML, ".quiver/tools/notes.txt": "not a tool"})
 	script := "#!/bin/sh\n# quiver: description Greets.\n# quiver: param who string required Whom.\n# quiver: risk low\ncat\n"
 	if err := os.WriteFile(filepath.Join(dir, ".quiver/tools/greet.sh"), []byte(script), 0o755); err != nil {

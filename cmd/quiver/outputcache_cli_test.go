@@ -11,6 +11,7 @@ import (
 // and a later process reads the stored whole back, including a line from the
 // omitted middle, by paging and by grep.
 func TestHugeOutputAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	dir := workdir(t, map[string]string{"keep": ""})
 	r := runCLI(t, dir, "", "--yes", "call", "exec_command", `{"command":"seq 1 800000"}`)
 	if r.code != 0 {

@@ -78,6 +78,7 @@ func chatText(text string) string {
 }
 
 func TestRunPrintsTheFinalText(t *testing.T) {
+	t.Parallel()
 	srv, requests := openAIScript(t, chatCall("call_1", "read_file", `{"path":"todo.txt"}`), chatText("The list has one item: ship it."))
 	dir := workdir(t, map[string]string{"todo.txt": "ship it\n"})
 
@@ -92,6 +93,7 @@ func TestRunPrintsTheFinalText(t *testing.T) {
 }
 
 func TestRunJSONAndBudget(t *testing.T) {
+	t.Parallel()
 	read := chatCall("call_1", "read_file", `{"path":"todo.txt"}`)
 	srv, _ := openAIScript(t, read, read, read)
 	dir := workdir(t, map[string]string{"todo.txt": "ship it\n"})

@@ -10,6 +10,7 @@ import (
 )
 
 func TestServeUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		config string
@@ -39,6 +40,7 @@ func TestServeUsageErrors(t *testing.T) {
 }
 
 func TestServeStdioWritesOnlyProtocolAndExitsWhenStdinCloses(t *testing.T) {
+	t.Parallel()
 	dir := workdir(t, map[string]string{"a.txt": "alpha\n", "quiver.toml": "[policy]\ndeny = [\"write_file\"]\n"})
 	stdin := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
@@ -79,6 +81,7 @@ func TestServeStdioWritesOnlyProtocolAndExitsWhenStdinCloses(t *testing.T) {
 // prints to "stdout" afterwards must reach its stderr, and only what it
 // writes to the returned file its real stdout.
 func TestReserveStdout(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("QUIVER_TEST_RESERVE_STDOUT") == "1" {
 		out, err := reserveStdout()
 		if err != nil {
@@ -102,6 +105,7 @@ func TestReserveStdout(t *testing.T) {
 }
 
 func TestMCPClientCommandErrors(t *testing.T) {
+	t.Parallel()
 	dir := workdir(t, nil)
 	r := runCLI(t, dir, "", "mcp", "call", "http://127.0.0.1:1/mcp", "tool", "{not json")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "not valid JSON") {
