@@ -203,7 +203,8 @@ func (st *vstate) pointer() string {
 
 func (st *vstate) fail(format string, args ...any) {
 	ptr := st.pointer()
-	st.errs = append(st.errs, FieldError{Pointer: ptr, Field: pointerToField(ptr), Rule: fmt.Sprintf(format, args...)})
+	rule := fmt.Sprintf(format, args...)
+	st.errs = append(st.errs, FieldError{Pointer: ptr, Field: pointerToField(ptr), Rule: rule, Keyword: keywordOf(rule)})
 }
 
 // check validates v at the current location.

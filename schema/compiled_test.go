@@ -22,9 +22,9 @@ func TestUniqueItemsReportsOnce(t *testing.T) {
 		want  []FieldError
 	}{
 		{[]any{1.0, 2.0, 3.0}, nil},
-		{[]any{1.0, 1.0, 1.0}, []FieldError{{Rule: "uniqueItems: items 0 and 1 are equal"}}},
-		{[]any{"a", "b", "a", "b"}, []FieldError{{Rule: "uniqueItems: items 0 and 2 are equal"}}},
-		{[]any{map[string]any{"x": 1.0}, map[string]any{"x": 1.0}}, []FieldError{{Rule: "uniqueItems: items 0 and 1 are equal"}}},
+		{[]any{1.0, 1.0, 1.0}, []FieldError{{Rule: "uniqueItems: items 0 and 1 are equal", Keyword: "uniqueItems"}}},
+		{[]any{"a", "b", "a", "b"}, []FieldError{{Rule: "uniqueItems: items 0 and 2 are equal", Keyword: "uniqueItems"}}},
+		{[]any{map[string]any{"x": 1.0}, map[string]any{"x": 1.0}}, []FieldError{{Rule: "uniqueItems: items 0 and 1 are equal", Keyword: "uniqueItems"}}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, v.ValidateAll(tt.value)); diff != "" {

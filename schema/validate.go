@@ -62,6 +62,26 @@ type FieldError struct {
 	Field   string // a path such as "edits[0].old_string"; "" for the value itself
 	Pointer string // the JSON pointer of the value at fault, e.g. "/edits/0/old_string"
 	Rule    string // the keyword's complaint, e.g. `minimum: -1 is less than 0`
+	// Keyword is the JSON Schema keyword that failed ("minimum",
+	// "required", "additionalProperties"...), or "" when the validator
+	// does not say.
+	Keyword string
+}
+
+// keywordOf names the keyword behind a rule: the word before its first
+// colon, or the keyword of the two rules worded for people.
+func keywordOf(rule string) string {
+	switch {
+	case strings.HasPrefix(rule, "required field"):
+		return "required"
+	case strings.HasPrefix(rule, "unknown field"):
+		return "additionalProperties"
+	}
+	kw, _, ok := strings.Cut(rule, ":")
+	if !ok || kw == "" || strings.ContainsFunc(kw, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }) {
+		return ""
+	}
+	return kw
 }
 
 func (e *FieldError) Error() string {
@@ -186,7 +206,8 @@ func toFieldError(err error) *FieldError {
 			}
 		}
 	}
-	return &FieldError{Field: field, Rule: tidyNumbers(msg)}
+	rule := tidyNumbers(msg)
+	return &FieldError{Field: field, Rule: rule, Keyword: keywordOf(rule)}
 }
 
 var (
