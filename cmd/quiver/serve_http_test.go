@@ -219,9 +219,12 @@ func TestServeHTTPUnderChurn(t *testing.T) {
 			t.Fatalf("the newcomer's call: %v %+v", err, res)
 		}
 		// 900 sessions kept would cost about 18 MB (issue 17 measured 19.5
-		// KB each); the bound leaves room for the allocator's slack.
-		t.Logf("server RSS after 100 vanished sessions %d kB, after 1,000 %d kB", warm, after)
-		if after > warm+16<<10 {
+		// KB each); the bound leaves room for the allocator's slack. Under
+		// the race detector the resident size grows with every goroutine
+		// ever run, kept or not: there the bound is the in-process heap's,
+		// TestHTTPMemoryIsFlatAcrossVanishedSessions in mcpserver.
+		t.Logf("server RSS after 100 vanished sessions %d kB, after 1,000 %d kB (race detector: %v)", warm, after, raceDetector)
+		if after > warm+8<<10 && !raceDetector {
 			t.Errorf("server RSS grew from %d to %d kB across 900 vanished sessions", warm, after)
 		}
 	})
