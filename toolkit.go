@@ -44,7 +44,6 @@ type Toolkit struct {
 	auditConfig // the audit step's settings (auditrecord.go)
 
 	root       string
-	scope      policy.WriteScope
 	noBuiltin  bool
 	providers  []provider.Provider
 	aliases    []provider.Alias

@@ -57,9 +57,7 @@ func testTools(created *atomic.Int32) []*tool.Tool {
 			return echoOutput{Text: "written"}, ws.WriteFile(in.Path, []byte(in.Text), 0o644)
 		}, tool.WithSubjects(func(in echoInput) []tool.Subject { return tool.PathSubject(in.Path) })),
 		tool.Func("panics", "Panics.", func(context.Context, tool.Context, echoInput) (echoOutput, error) {
-			var m map[string]int
-			m["boom"] = 1
-			return echoOutput{}, nil
+			panic("boom")
 		}, tool.ReadOnly()),
 		tool.Func("deps", "Resolves a dependency twice.", func(ctx context.Context, tc tool.Context, in echoInput) (echoOutput, error) {
 			a, err := tool.Resolve(ctx, tc, counter)

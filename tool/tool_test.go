@@ -71,7 +71,7 @@ func TestFuncRendersAndKeepsTypedOutput(t *testing.T) {
 	plain := tool.Func("plain", "d", func(_ context.Context, _ tool.Context, i in) (map[string]string, error) {
 		return map[string]string{"got": i.Text}, nil
 	}, tool.ReadOnly())
-	rendered := tool.Func("rendered", "d", func(_ context.Context, _ tool.Context, i in) (shout, error) { return shout{i.Text}, nil })
+	rendered := tool.Func("rendered", "d", func(_ context.Context, _ tool.Context, i in) (shout, error) { return shout(i), nil })
 	failing := tool.Func("failing", "d", func(context.Context, tool.Context, in) (string, error) {
 		return "", tool.Errorf(tool.CodeInvalidArguments, "text must rhyme")
 	})

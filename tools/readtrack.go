@@ -66,13 +66,6 @@ func recordRead(ctx context.Context, tc tool.Context, p, sha256Hex string) {
 	}
 }
 
-// recordWrite notes that a tool wrote content to the file rel.
-func recordWrite(ctx context.Context, tc tool.Context, rel string, content []byte) string {
-	sum := sha256Hex(content)
-	recordRead(ctx, tc, rel, sum)
-	return sum
-}
-
 // seenSum returns the hash recorded for rel, if any.
 func seenSum(ctx context.Context, tc tool.Context, rel string) (string, bool) {
 	rt, err := tool.Resolve(ctx, tc, ReadTrackerKey)

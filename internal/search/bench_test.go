@@ -2,7 +2,8 @@ package search
 
 import (
 	"context"
-	"runtime"
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/quiverkit/quiver/workspace"
@@ -12,7 +13,7 @@ import (
 // tree of scripts/bench-search: real code nobody here wrote.
 func goSrc(b *testing.B) *workspace.Workspace {
 	b.Helper()
-	ws, err := workspace.Open(runtime.GOROOT()+"/src", workspace.Options{})
+	ws, err := workspace.Open(goroot(b)+"/src", workspace.Options{})
 	if err != nil {
 		b.Skipf("GOROOT/src: %v", err)
 	}
@@ -87,4 +88,14 @@ func BenchmarkGlob(b *testing.B) {
 			b.Fatal("no match")
 		}
 	}
+}
+
+// goroot is the Go distribution the go command on PATH uses (the tree
+// scripts/bench-search searches).
+func goroot(b *testing.B) string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatalf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -249,8 +249,9 @@ func shellStatus(out io.Writer, err error) int {
 	if err == nil {
 		return 0
 	}
-	if code, ok := interp.IsExitStatus(err); ok {
-		return int(code)
+	var status interp.ExitStatus
+	if errors.As(err, &status) {
+		return int(status)
 	}
 	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 		fmt.Fprintf(out, "quiver: shell: %v\n", err)

@@ -3,7 +3,7 @@ package cli
 import (
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/quiverkit/quiver/tool"
@@ -15,7 +15,7 @@ import (
 // source: the difference is what parsing rg's output, the ignore filter and
 // the rendering cost.
 func benchWorkspace(b *testing.B) *workspace.Workspace {
-	ws, err := workspace.Open(filepath.Join(runtime.GOROOT(), "src"), workspace.Options{})
+	ws, err := workspace.Open(filepath.Join(goroot(b), "src"), workspace.Options{})
 	if err != nil {
 		b.Skip(err)
 	}
@@ -49,7 +49,7 @@ func benchRaw(b *testing.B, prog string, args ...string) {
 	if err != nil {
 		b.Skip(err)
 	}
-	dir := filepath.Join(runtime.GOROOT(), "src")
+	dir := filepath.Join(goroot(b), "src")
 	for b.Loop() {
 		cmd := exec.Command(path, args...)
 		cmd.Dir = dir
@@ -76,3 +76,13 @@ func BenchmarkFdBackendGlob(b *testing.B) {
 }
 
 func BenchmarkFdRawGlob(b *testing.B) { benchRaw(b, "fdfind", "-g", "**/*_test.go") }
+
+// goroot is the Go distribution the go command on PATH uses (the tree
+// scripts/bench-search searches).
+func goroot(b *testing.B) string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatalf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -47,20 +47,14 @@ type rulesetAttr struct {
 	scoped           uint64
 }
 
-// pathBeneathAttr is struct landlock_path_beneath_attr, which is packed:
-// 12 bytes.
-type pathBeneathAttr struct {
-	allowedAccess uint64
-	parentFd      int32
-}
-
 func landlockCreateRuleset(attr *rulesetAttr, size uintptr, flags uintptr) (int, error) {
 	fd, _, e := syscall.RawSyscall(sysLandlockCreateRuleset, uintptr(unsafe.Pointer(attr)), size, flags)
 	return int(fd), errnoErr(e)
 }
 
 func landlockAddPathRule(ruleset int, access uint64, fd int) error {
-	var buf [12]byte // packed: no padding after the int32
+	// struct landlock_path_beneath_attr is packed: a u64 then an s32, 12 bytes.
+	var buf [12]byte
 	*(*uint64)(unsafe.Pointer(&buf[0])) = access
 	*(*int32)(unsafe.Pointer(&buf[8])) = int32(fd)
 	_, _, e := syscall.RawSyscall6(sysLandlockAddRule, uintptr(ruleset), landlockRulePathBeneath, uintptr(unsafe.Pointer(&buf[0])), 0, 0, 0)
