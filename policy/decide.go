@@ -40,7 +40,7 @@ func (p *Policy) verdict(t *tool.Tool, risk tool.Risk, h hits) Verdict {
 	case named && byTools == Allow:
 		v = Verdict{Decision: Allow, Rule: toolsRule}
 	case p.def != Deny && risk == tool.RiskLow:
-		v = Verdict{Decision: Allow, Rule: "default for low-risk tools"}
+		v = Verdict{Decision: Allow, Rule: "default for low-risk tools", ByLowRisk: true}
 	default:
 		v = Verdict{Decision: p.def, Rule: "default = " + string(p.def)}
 	}

@@ -21,8 +21,11 @@ var writeTools = []string{"write_file", "edit", "multi_edit", "apply_patch"}
 //   - allowed otherwise (a bare rule, the tools map, the default) or approved
 //     by a person who saw the line: deny rules still bind every command, and
 //     ask rules refuse commands nobody was asked about;
-//   - in the read-only scope every command must be low-risk (classify) and
-//     nothing may be opened for writing.
+//   - in the read-only scope, and for a call allowed only because it was
+//     rated low-risk, every command must be read-only as it actually runs
+//     (classify: after expansion, with the program as resolved, so a PATH
+//     that leads into the workspace is caught) and nothing may be opened
+//     for writing in the read-only scope.
 //
 // A file a command opens for writing (a redirection) is resolved through r
 // as a file tool's path is ([ResolveSubjects]): deny rules of the writing
@@ -32,7 +35,8 @@ var writeTools = []string{"write_file", "edit", "multi_edit", "apply_patch"}
 // classify reports whether a command is plainly read-only; nil refuses every
 // command the allow rules do not name in the read-only scope.
 func (p *Policy) CommandGate(r Resolver, toolName string, v Verdict, approved bool, classify func(argv []string) bool) tool.CommandGate {
-	return &commandGate{p: p, r: r, tool: toolName, strict: v.Decision == Allow && v.BySpecifier, approved: approved, classify: classify}
+	return &commandGate{p: p, r: r, tool: toolName, strict: v.Decision == Allow && v.BySpecifier, approved: approved,
+		readOnly: p.scope == ReadOnly || v.ByLowRisk && !approved, classify: classify}
 }
 
 type commandGate struct {
@@ -41,6 +45,7 @@ type commandGate struct {
 	tool     string
 	strict   bool
 	approved bool
+	readOnly bool // every command must be read-only (classify)
 	classify func([]string) bool
 }
 
@@ -68,8 +73,12 @@ func (g *commandGate) CheckCommand(_ context.Context, argv []string) error {
 	if g.strict && !allowed {
 		return g.refuse(c, "no allow rule names it")
 	}
-	if g.p.scope == ReadOnly && !allowed && (g.classify == nil || !g.classify(argv)) {
-		return g.refuse(c, "write scope read-only: only read-only commands run")
+	if g.readOnly && !allowed && (g.classify == nil || !g.classify(argv)) {
+		why := "the call ran without approval as a read-only one, and this command is not read-only"
+		if g.p.scope == ReadOnly {
+			why = "write scope read-only: only read-only commands run"
+		}
+		return g.refuse(c, why)
 	}
 	return nil
 }
