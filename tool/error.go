@@ -25,6 +25,11 @@ const (
 	CodeInternal                 Code = "INTERNAL"
 )
 
+// CodeSandboxUnavailable means the kernel cannot confine the process a tool
+// would start, so it was not started: Quiver never runs a program unconfined
+// silently (see package sandbox). Not retriable.
+const CodeSandboxUnavailable Code = "SANDBOX_UNAVAILABLE"
+
 // Retriable reports whether a call that failed with c may succeed when the model
 // tries again with other arguments or later: true for argument errors and
 // timeouts, false for everything a retry cannot change.
