@@ -99,13 +99,14 @@ func readFile(ctx context.Context, tc tool.Context, in ReadFileInput) (*ReadFile
 }
 
 // checkFileSpelling refuses a path spelled as a directory — a trailing slash,
-// or a last element "." or ".." — for a tool that works on a file. The
-// workspace cleans paths lexically, so "a.txt/" would otherwise open a.txt,
-// where the system refuses it (ENOTDIR): a path means the same to Quiver as
-// to the programs the model also runs.
+// or a last element "." or ".." after one — for a tool that works on a file.
+// The workspace cleans paths lexically, so "a.txt/" would otherwise open
+// a.txt, where the system refuses it (ENOTDIR): a path means the same to
+// Quiver as to the programs the model also runs. ("." and ".." alone are
+// left to the workspace, which says what they are.)
 func checkFileSpelling(p string) error {
-	base := p[strings.LastIndexByte(p, '/')+1:]
-	if base != "" && base != "." && base != ".." {
+	i := strings.LastIndexByte(p, '/')
+	if base := p[i+1:]; i < 0 || base != "" && base != "." && base != ".." {
 		return nil
 	}
 	return tool.Errorf(tool.CodeInvalidArguments, "field \"path\": %q names a directory (it ends in a slash, \".\" or \"..\"); this tool works on a file: give the file's path without a trailing slash", p).
