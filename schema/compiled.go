@@ -174,7 +174,26 @@ type vstate struct {
 	all   bool
 	errs  []FieldError
 	stack []pathElem
+	depth  int     // check calls in progress, alternatives' included
+	budget *budget // shared with the alternatives' states
 }
+
+// budget counts a validation's check calls, and remembers running out.
+type budget struct {
+	steps    int
+	exceeded bool
+}
+
+// Bounds of one validation. A schema can refer to itself ($defs/a holding
+// {"$ref": "#/$defs/a"}, or alternatives that do), which would recurse
+// until the stack overflowed, a fatal error no recover catches, or, through
+// anyOf, take exponential time; a schema can come from an MCP server or an
+// operator's output type. maxCheckDepth is past the 10,000 levels of
+// nesting encoding/json decodes, so real data never reaches it.
+const (
+	maxCheckDepth = 25_000
+	maxCheckSteps = 5_000_000
+)
 
 type pathElem struct {
 	key   string
@@ -207,9 +226,31 @@ func (st *vstate) fail(format string, args ...any) {
 	st.errs = append(st.errs, FieldError{Pointer: ptr, Field: pointerToField(ptr), Rule: rule, Keyword: keywordOf(rule)})
 }
 
+const errTooComplex = "the schema is too deep or too complex to check here (does it refer to itself?)"
+
+// finish makes a validation that ran out of budget fail, even where the
+// failure was inside an alternative whose failure made the value pass
+// ("not").
+func (st *vstate) finish() {
+	if st.budget != nil && st.budget.exceeded && len(st.errs) == 0 {
+		st.fail(errTooComplex)
+	}
+}
+
 // check validates v at the current location.
 func (n *compiled) check(v any, st *vstate) {
 	if n == nil {
+		return
+	}
+	if st.budget == nil {
+		st.budget = &budget{}
+	}
+	st.budget.steps++
+	st.depth++
+	defer func() { st.depth-- }()
+	if st.depth > maxCheckDepth || st.budget.steps > maxCheckSteps {
+		st.budget.exceeded = true
+		st.fail(errTooComplex)
 		return
 	}
 	if n.ref != "" {
@@ -336,23 +377,23 @@ func (n *compiled) checkCombinators(v any, st *vstate) {
 	for _, s := range n.allOf {
 		s.check(v, st)
 	}
-	if len(n.anyOf) > 0 && countMatching(n.anyOf, v) == 0 {
+	if len(n.anyOf) > 0 && countMatching(n.anyOf, v, st) == 0 {
 		st.fail("anyOf: %s matches none of the %d allowed shapes", describe(v), len(n.anyOf))
 	}
 	if len(n.oneOf) > 0 {
-		if c := countMatching(n.oneOf, v); c != 1 {
+		if c := countMatching(n.oneOf, v, st); c != 1 {
 			st.fail("oneOf: %s matches %d of the allowed shapes, want exactly 1", describe(v), c)
 		}
 	}
-	if n.not != nil && countMatching([]*compiled{n.not}, v) == 1 {
+	if n.not != nil && countMatching([]*compiled{n.not}, v, st) == 1 {
 		st.fail("not: %s matches a shape that is not allowed", describe(v))
 	}
 }
 
-func countMatching(list []*compiled, v any) int {
+func countMatching(list []*compiled, v any, st *vstate) int {
 	c := 0
 	for _, s := range list {
-		var sub vstate
+		sub := vstate{depth: st.depth, budget: st.budget}
 		s.check(v, &sub)
 		if len(sub.errs) == 0 {
 			c++

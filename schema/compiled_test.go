@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,5 +100,54 @@ func TestFastMatchesJSONSchemaGoOnSeeds(t *testing.T) {
 		if v.fast == nil {
 			t.Errorf("%s: the fast validator does not take this seed on; the differential test would skip it", s.schema)
 		}
+	}
+}
+
+// TestSchemasThatReferToThemselves: a schema that recurses without going
+// into the data is refused by Compile (jsonschema-go would overflow the
+// stack, a fatal error); one that recurses through properties or items is
+// fine. The fast validator's own bounds hold even without Compile's check.
+func TestSchemasThatReferToThemselves(t *testing.T) {
+	tests := []struct {
+		schema string
+		cycle  bool
+	}{
+		{`{"$defs":{"a":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`, true},
+		{`{"anyOf":[{"$ref":"#"},{"type":"string"}]}`, true},
+		{`{"$defs":{"a":{"not":{"$ref":"#/$defs/b"}},"b":{"allOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}`, true},
+		{`{"type":"object","properties":{"child":{"$ref":"#"}}}`, false},
+		{`{"$defs":{"node":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/node"}}}}},"$ref":"#/$defs/node"}`, false},
+	}
+	for _, tt := range tests {
+		var s jsonschema.Schema
+		if err := json.Unmarshal([]byte(tt.schema), &s); err != nil {
+			t.Fatal(err)
+		}
+		v, err := Compile(&s)
+		if tt.cycle {
+			if err == nil || !strings.Contains(err.Error(), "refers to itself") {
+				t.Errorf("%s: err %v, want the cycle named", tt.schema, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.schema, err)
+			continue
+		}
+		v.ValidateAll(map[string]any{"child": map[string]any{"kids": []any{}}})
+	}
+
+	// The fast validator alone, on a cycle Compile would refuse.
+	var s jsonschema.Schema
+	json.Unmarshal([]byte(`{"$defs":{"a":{"not":{"$ref":"#/$defs/a"}}},"$ref":"#/$defs/a"}`), &s)
+	fast, ok := compileFast(&s)
+	if !ok {
+		t.Fatal("not compiled by the fast validator")
+	}
+	st := vstate{all: true}
+	fast.check(1.0, &st)
+	st.finish()
+	if len(st.errs) == 0 || !st.budget.exceeded {
+		t.Errorf("fast validator on a cycle: errors %v, budget %+v; want a failure after running out", st.errs, st.budget)
 	}
 }

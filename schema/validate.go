@@ -28,6 +28,9 @@ type Validator struct {
 
 // Compile resolves s (its $refs and $defs) for validation.
 func Compile(s *jsonschema.Schema) (*Validator, error) {
+	if err := checkCycles(s); err != nil {
+		return nil, fmt.Errorf("compile schema: %w", err)
+	}
 	r, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: false})
 	if err != nil {
 		return nil, fmt.Errorf("compile schema: %w", err)
@@ -46,6 +49,7 @@ func (v *Validator) ValidateAll(value any) []FieldError {
 	if v.fast != nil {
 		st := vstate{all: true}
 		v.fast.check(value, &st)
+		st.finish()
 		return st.errs
 	}
 	if err := v.resolved.Validate(value); err != nil {
@@ -101,6 +105,7 @@ func (v *Validator) Validate(args map[string]any) (changed bool, err error) {
 		var stack [8]pathElem
 		st := vstate{stack: stack[:0]}
 		v.fast.check(args, &st)
+		st.finish()
 		if len(st.errs) > 0 {
 			return changed, &st.errs[0]
 		}
