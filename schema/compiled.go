@@ -296,9 +296,22 @@ func (n *compiled) checkNumber(v float64, st *vstate) {
 		st.fail("exclusiveMinimum: %s is not greater than %s", num(v), num(*n.exclMin))
 	case n.exclMax != nil && v >= *n.exclMax:
 		st.fail("exclusiveMaximum: %s is not less than %s", num(v), num(*n.exclMax))
-	case n.multipleOf != nil && *n.multipleOf != 0 && math.Mod(v, *n.multipleOf) != 0:
+	case n.multipleOf != nil && *n.multipleOf != 0 && !isMultiple(v, *n.multipleOf):
 		st.fail("multipleOf: %s is not a multiple of %s", num(v), num(*n.multipleOf))
 	}
+}
+
+// isMultiple reports whether v is a multiple of m as the decimals a person
+// writes mean it: 1.25 is a multiple of 0.01 although 1.25/0.01 is
+// 124.99999999999999 in binary floating point. jsonschema-go compares the
+// binary quotient exactly and says no; FuzzFastMatchesJSONSchemaGo allows
+// this one difference.
+func isMultiple(v, m float64) bool {
+	q := v / m
+	if math.IsInf(q, 0) || math.IsNaN(q) {
+		return false
+	}
+	return math.Abs(q-math.Round(q)) <= 1e-12*math.Max(1, math.Abs(q))
 }
 
 func (n *compiled) checkString(v string, st *vstate) {
