@@ -183,7 +183,7 @@ func TestAgentToolsThroughInvoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := v.Content.Output.(*tools.ValidateOutputOutput)
-	if got.Valid || len(got.Errors) != 2 || got.Errors[0].Pointer != "/answer" || got.Errors[1].Pointer != "/extra" {
+	if got.Valid || len(got.Errors) != 2 || got.Details[0].Pointer != "/answer" || got.Details[1].Pointer != "/extra" {
 		t.Errorf("%+v", got)
 	}
 	if _, err := tk.Invoke(ctx, "validate_output", map[string]any{"outputType": "nope", "data": 1}); tool.CodeOf(err) != tool.CodeInvalidArguments ||

@@ -171,9 +171,9 @@ func normalizeValue(v any) any {
 // kept as a stack so that a location becomes a string only when a failure is
 // reported.
 type vstate struct {
-	all   bool
-	errs  []FieldError
-	stack []pathElem
+	all    bool
+	errs   []FieldError
+	stack  []pathElem
 	depth  int     // check calls in progress, alternatives' included
 	budget *budget // shared with the alternatives' states
 }
