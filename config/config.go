@@ -223,8 +223,11 @@ type Serve struct {
 
 // Web is the [web] section, for web_fetch and web_search.
 type Web struct {
-	SearchURL    string `toml:"search_url"`    // a SearXNG-compatible JSON endpoint; web_search needs one
+	SearchURL    string `toml:"search_url"`    // a SearXNG-compatible JSON endpoint; empty: DuckDuckGo
 	AllowPrivate bool   `toml:"allow_private"` // let web_fetch reach loopback and private networks
+	// DuckDuckGoURL replaces the public DuckDuckGo origin web_search asks
+	// when search_url is empty (a proxy, a test server).
+	DuckDuckGoURL string `toml:"duckduckgo_url"`
 }
 
 // Audit is the [audit] section.
