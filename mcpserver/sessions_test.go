@@ -51,20 +51,6 @@ func ping(t *testing.T, url, id string) int {
 	return resp.StatusCode
 }
 
-// closed returns a channel closed when the server-side session id ends.
-func closed(t *testing.T, srv *mcpserver.Server, id string) <-chan struct{} {
-	t.Helper()
-	for ss := range srv.MCP().Sessions() {
-		if ss.ID() == id {
-			c := make(chan struct{})
-			go func() { ss.Wait(); close(c) }()
-			return c
-		}
-	}
-	t.Fatalf("no session %s on the server", id)
-	return nil
-}
-
 func within(t *testing.T, c <-chan struct{}, d time.Duration, what string) {
 	t.Helper()
 	select {
@@ -198,12 +184,22 @@ func TestHTTPDeleteEndsTheSessionsCallsAtOnce(t *testing.T) {
 
 func TestHTTPIdleSessionsAreReclaimedConnectedOnesAreNot(t *testing.T) {
 	f := newFixture(t)
-	srv := newServer(t, f, mcpserver.Options{SessionTimeout: 100 * time.Millisecond})
+	reclaimed := make(chan string, 10)
+	logger := slog.New(&onRecord{msg: "session closed: idle too long", c: reclaimed})
+	srv := newServer(t, f, mcpserver.Options{SessionTimeout: 100 * time.Millisecond, Logger: logger})
 	url, _ := serveHTTP(t, srv)
 	connected := openSession(t, url, nil)
 	attach(t, url, connected)
 	vanished := openSession(t, url, nil)
-	within(t, closed(t, srv, vanished), 10*time.Second, "the session nobody uses is reclaimed")
+	// The record is written once the session is closed and forgotten.
+	select {
+	case id := <-reclaimed:
+		if id != vanished {
+			t.Fatalf("session %s reclaimed, want %s (the one nobody uses)", id, vanished)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session nobody uses was not reclaimed")
+	}
 	// The connected session was attached before the other was opened: it
 	// has been open longer than the timeout, and lives.
 	if got := ping(t, url, connected); got != http.StatusOK {
@@ -362,4 +358,27 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.buf.String()
+}
+
+// onRecord sends the session attribute of every record whose message is
+// msg.
+type onRecord struct {
+	msg string
+	c   chan string
+}
+
+func (h *onRecord) Enabled(context.Context, slog.Level) bool { return true }
+func (h *onRecord) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *onRecord) WithGroup(string) slog.Handler            { return h }
+
+func (h *onRecord) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "session" {
+				h.c <- a.Value.String()
+			}
+			return true
+		})
+	}
+	return nil
 }
