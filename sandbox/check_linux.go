@@ -12,7 +12,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/quiverkit/quiver/sandbox/internal/launch"
+	"github.com/quiverkit/quiver/sandbox/launch"
 )
 
 // unsupportedEnv, when set, makes [Check] report the sandbox unavailable

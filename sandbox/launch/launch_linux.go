@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -74,7 +75,7 @@ func Command(s Spec, cmd *exec.Cmd) error {
 		env = os.Environ()
 	}
 	cmd.Env = append(withoutSpec(env), specEnv+"="+string(raw))
-	cmd.Path = "/proc/self/exe"
+	cmd.Path = launcher()
 	cmd.Args = []string{"quiver-sandbox"}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -90,6 +91,33 @@ func Command(s Spec, cmd *exec.Cmd) error {
 	sys.GidMappingsEnableSetgroups = false
 	return nil
 }
+
+// LauncherEnv names a quiver-sandbox program to start as the launcher
+// instead of the running binary itself.
+const LauncherEnv = "QUIVER_SANDBOX_LAUNCHER"
+
+// launcher returns the program to start as the launcher:
+// QUIVER_SANDBOX_LAUNCHER, else a quiver-sandbox beside the running
+// executable, else the running executable itself (/proc/self/exe), which
+// every binary linking this package can serve as. Never a program found
+// through PATH: a PATH entry inside the workspace would let the workspace
+// choose the launcher.
+func launcher() string {
+	if p := os.Getenv(LauncherEnv); filepath.IsAbs(p) {
+		return p
+	}
+	return siblingLauncher()
+}
+
+var siblingLauncher = sync.OnceValue(func() string {
+	if exe, err := os.Executable(); err == nil {
+		sibling := filepath.Join(filepath.Dir(exe), "quiver-sandbox")
+		if fi, err := os.Stat(sibling); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return sibling
+		}
+	}
+	return "/proc/self/exe"
+})
 
 // Exit statuses of a launcher that could not exec its program, as a shell
 // reports them.
