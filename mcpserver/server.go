@@ -140,6 +140,7 @@ func New(ctx context.Context, tk *quiver.Toolkit, opts Options) (*Server, error)
 		Logger:                    sdkLogger(opts.Logger),
 		SupportedProtocolVersions: ProtocolVersions,
 		Capabilities: &mcp.ServerCapabilities{
+			//lint:ignore SA1019 clients of the protocol versions Quiver serves still use logging; it stays functional through the deprecation window
 			Logging: &mcp.LoggingCapabilities{},
 			Tools:   &mcp.ToolCapabilities{ListChanged: true},
 		},
