@@ -70,6 +70,12 @@ type Config struct {
 	// (outputcache.TrimToBudget). Off by default: replacing an earlier
 	// message defeats the provider's prompt cache from that message on.
 	TrimOutputs int
+	// JSONAnswer, when set, says the final answer must be JSON: Result.Text
+	// is cut down to its JSON value with [ExtractJSON] (a fence, prose
+	// around it), and an answer holding none ends the run with an error
+	// wrapping [ErrNoJSON]. The conversation keeps the reply as written.
+	// done's summary is not an answer and is left alone.
+	JSONAnswer bool
 	// OnEvent, when set, makes the run stream each reply and receive its
 	// events (text deltas, tool calls) as they arrive.
 	OnEvent func(driver.Event)
@@ -126,8 +132,14 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 			}
 		}
 		finished, err := turn(ctx, &cfg, res, refs)
-		if err != nil || finished {
+		if err != nil {
 			return res, err
+		}
+		if finished && cfg.JSONAnswer && !res.Done {
+			return res, cutToJSON(res)
+		}
+		if finished {
+			return res, nil
 		}
 	}
 }

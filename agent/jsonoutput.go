@@ -137,3 +137,13 @@ func preview(text string) string {
 	}
 	return text
 }
+
+// cutToJSON applies Config.JSONAnswer to a run's final answer.
+func cutToJSON(res *Result) error {
+	v, err := ExtractJSON(res.Text)
+	if err != nil {
+		return fmt.Errorf("agent: turn %d: the answer must be JSON: %w", res.Turns, err)
+	}
+	res.Text = string(v)
+	return nil
+}

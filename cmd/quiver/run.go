@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -43,6 +44,8 @@ type runFlags struct {
 	thinkingBudget, maxOutputTokens       int
 	reasoningEffort, toolChoice           string
 	parallel, quietThinking               bool
+	trimOutputs                           int
+	jsonOutput                            bool
 	// keyEnv, when set, is the one variable the API key is read from
 	// instead of the provider's own ([[review.reviewers]] api_key_env).
 	keyEnv string
@@ -68,6 +71,11 @@ func (a *app) runCommand() *cobra.Command {
 			"The API key comes from OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY; with --base-url\n" +
 			"(Ollama, vLLM, another OpenAI-compatible server) the key may be absent. Every flag but --system\n" +
 			"has a default in quiver.toml's [run] section.\n" +
+			"--json-output cuts the final answer down to its JSON value (a fence, prose around it) and prints\n" +
+			"only that on standard output, the model's other text going to standard error; an answer with no\n" +
+			"JSON is a failure. --trim-outputs bounds the conversation: older tool outputs give way to a stub\n" +
+			"naming their ref in the output cache (it defeats the provider's prompt cache; use it when the\n" +
+			"context window is the limit).\n" +
 			"Exit status: 0 answered or done, 1 the run failed (a budget, the model's API), 2 usage,\n" +
 			"3 the reply was cut off by the output token limit (raise --max-output-tokens).",
 		Args: cobra.ExactArgs(1),
@@ -87,7 +95,7 @@ func (a *app) runCommand() *cobra.Command {
 			if ac.Model, err = f.newModel(ctx); err != nil {
 				return &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
 			}
-			view := newRunView(cmd.OutOrStdout(), cmd.ErrOrStderr(), a.flags.json, f.quietThinking, isTerminal(os.Stderr))
+			view := newRunView(f.textOut(cmd, a.flags.json), cmd.ErrOrStderr(), a.flags.json, f.quietThinking, isTerminal(os.Stderr))
 			sinks, err := a.runAudit(view)
 			if err != nil {
 				return &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
@@ -102,6 +110,9 @@ func (a *app) runCommand() *cobra.Command {
 			defer a.close()
 			ac.OnEvent = view.event
 			res, err := agent.Run(ctx, ac, args[0])
+			if err == nil && f.jsonOutput && !a.flags.json && !res.Done {
+				fmt.Fprintln(cmd.OutOrStdout(), res.Text)
+			}
 			return view.finish(res, err)
 		},
 	}
@@ -119,6 +130,8 @@ func (a *app) runCommand() *cobra.Command {
 	fl.BoolVar(&f.quietThinking, "quiet-thinking", false, "do not show the model's thinking")
 	fl.StringVar(&f.toolChoice, "tool-choice", "", "auto, none, required, or a tool's name to force it (default: the provider's, auto)")
 	fl.BoolVar(&f.parallel, "parallel-tool-calls", true, "let the model make several calls per reply (sent only when given)")
+	fl.IntVar(&f.trimOutputs, "trim-outputs", 0, "bound the conversation to BYTES by replacing the oldest tool outputs with their ref (0: off)")
+	fl.BoolVar(&f.jsonOutput, "json-output", false, "the answer must be JSON: print only its JSON value, cut from any fence or prose")
 	return cmd
 }
 
@@ -155,14 +168,15 @@ func (f *runFlags) merge(cmd *cobra.Command, c config.Run) {
 // request options.
 func (f *runFlags) agentConfig() (agent.Config, error) {
 	c := agent.Config{System: f.system, MaxTurns: f.maxTurns, MaxTokens: f.maxTokens, MaxOutputTokens: f.maxOutputTokens,
-		Reasoning: driver.ReasoningConfig{BudgetTokens: f.thinkingBudget, Effort: f.reasoningEffort}}
+		Reasoning:   driver.ReasoningConfig{BudgetTokens: f.thinkingBudget, Effort: f.reasoningEffort},
+		TrimOutputs: f.trimOutputs, JSONAnswer: f.jsonOutput}
 	switch f.reasoningEffort {
 	case "", "low", "medium", "high":
 	default:
 		return c, fmt.Errorf("--reasoning-effort %q: want low, medium or high", f.reasoningEffort)
 	}
-	if f.thinkingBudget < 0 || f.maxOutputTokens < 0 {
-		return c, errors.New("--thinking-budget and --max-output-tokens cannot be negative")
+	if f.thinkingBudget < 0 || f.maxOutputTokens < 0 || f.trimOutputs < 0 {
+		return c, errors.New("--thinking-budget, --max-output-tokens and --trim-outputs cannot be negative")
 	}
 	switch f.toolChoice {
 	case "":
@@ -172,6 +186,17 @@ func (f *runFlags) agentConfig() (agent.Config, error) {
 		c.ToolChoice = driver.Choose(f.toolChoice)
 	}
 	return c, nil
+}
+
+// textOut is where the model's streamed text goes: standard output, but
+// standard error under --json-output, where standard output holds only the
+// answer's JSON value (for jq and other programs). --json keeps its events
+// on standard output, the result event carrying the cut answer.
+func (f *runFlags) textOut(cmd *cobra.Command, asJSON bool) io.Writer {
+	if f.jsonOutput && !asJSON {
+		return cmd.ErrOrStderr()
+	}
+	return cmd.OutOrStdout()
 }
 
 // parallelFlag is the parallel_tool_calls to send: nil unless the flag or
