@@ -171,17 +171,12 @@ func normalizeValue(v any) any {
 // kept as a stack so that a location becomes a string only when a failure is
 // reported.
 type vstate struct {
-	all    bool
-	errs   []FieldError
-	stack  []pathElem
-	depth  int     // check calls in progress, alternatives' included
-	budget *budget // shared with the alternatives' states
-}
-
-// budget counts a validation's check calls, and remembers running out.
-type budget struct {
-	steps    int
-	exceeded bool
+	all      bool
+	errs     []FieldError
+	stack    []pathElem
+	depth    int  // check calls in progress, alternatives' included
+	steps    int  // check calls made, alternatives' included
+	exceeded bool // the validation ran out of depth or steps
 }
 
 // Bounds of one validation. A schema can refer to itself ($defs/a holding
@@ -232,7 +227,7 @@ const errTooComplex = "the schema is too deep or too complex to check here (does
 // failure was inside an alternative whose failure made the value pass
 // ("not").
 func (st *vstate) finish() {
-	if st.budget != nil && st.budget.exceeded && len(st.errs) == 0 {
+	if st.exceeded && len(st.errs) == 0 {
 		st.fail(errTooComplex)
 	}
 }
@@ -242,14 +237,11 @@ func (n *compiled) check(v any, st *vstate) {
 	if n == nil {
 		return
 	}
-	if st.budget == nil {
-		st.budget = &budget{}
-	}
-	st.budget.steps++
+	st.steps++
 	st.depth++
 	defer func() { st.depth-- }()
-	if st.depth > maxCheckDepth || st.budget.steps > maxCheckSteps {
-		st.budget.exceeded = true
+	if st.depth > maxCheckDepth || st.steps > maxCheckSteps {
+		st.exceeded = true
 		st.fail(errTooComplex)
 		return
 	}
@@ -406,8 +398,9 @@ func (n *compiled) checkCombinators(v any, st *vstate) {
 func countMatching(list []*compiled, v any, st *vstate) int {
 	c := 0
 	for _, s := range list {
-		sub := vstate{depth: st.depth, budget: st.budget}
+		sub := vstate{depth: st.depth, steps: st.steps}
 		s.check(v, &sub)
+		st.steps, st.exceeded = sub.steps, st.exceeded || sub.exceeded
 		if len(sub.errs) == 0 {
 			c++
 		}
