@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -168,5 +169,20 @@ func TestMultipleOfDecimals(t *testing.T) {
 		if got := isMultiple(tt.v, tt.m); got != tt.want {
 			t.Errorf("isMultiple(%v, %v) = %v, want %v", tt.v, tt.m, got, tt.want)
 		}
+	}
+}
+
+// TestJSONSchemaGoListsAreReportedOneWay: jsonschema-go lists missing and
+// extra properties in map order; the field reported is the least name, so
+// the same failure reads the same every time.
+func TestJSONSchemaGoListsAreReportedOneWay(t *testing.T) {
+	for _, msg := range []string{`unexpected additional properties ["b" "a" "c"]`, `unexpected additional properties ["c" "a" "b"]`} {
+		fe := toFieldError(errors.New(msg))
+		if fe.Field != "a" || fe.Keyword != "additionalProperties" {
+			t.Errorf("%s: %+v, want field a, keyword additionalProperties", msg, fe)
+		}
+	}
+	if fe := toFieldError(errors.New(`required: missing properties: ["x\"y" "w"]`)); fe.Field != "w" || fe.Keyword != "required" {
+		t.Errorf("%+v", fe)
 	}
 }

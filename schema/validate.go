@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -182,8 +183,24 @@ func contains(list []string, s string) bool {
 
 var (
 	validatingPrefix = regexp.MustCompile(`^validating ([^:]*): `)
-	quotedList       = regexp.MustCompile(`\["?([^"\]]*)"?`)
+	quotedString     = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 )
+
+// firstQuoted returns the least of the Go-quoted strings in a list such as
+// ["b" "a"]: jsonschema-go lists missing and extra properties in map
+// order, and the same failure must be reported the same way every time.
+func firstQuoted(list string) (string, bool) {
+	var names []string
+	for _, q := range quotedString.FindAllString(list, -1) {
+		if name, err := strconv.Unquote(q); err == nil {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return "", false
+	}
+	return slices.Min(names), true
+}
 
 // toFieldError turns jsonschema-go's chain of "validating /properties/x: ..."
 // wrappers into the field path and the rule that failed.
@@ -201,8 +218,8 @@ func toFieldError(err error) *FieldError {
 	field := schemaPathToField(deepest)
 	for _, kw := range []string{"required: missing properties: ", "unexpected additional properties "} {
 		if rest, ok := strings.CutPrefix(msg, kw); ok {
-			if m := quotedList.FindStringSubmatch(rest); m != nil {
-				field = joinField(field, m[1])
+			if name, ok := firstQuoted(rest); ok {
+				field = joinField(field, name)
 			}
 			if kw[0] == 'u' {
 				msg = "unknown field (the schema allows no other properties)"
