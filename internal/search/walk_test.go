@@ -211,7 +211,7 @@ func TestWalkStartPaths(t *testing.T) {
 		"../x":    tool.CodeSandboxViolation,
 		"/etc":    tool.CodeSandboxViolation,
 		"escape":  tool.CodeSandboxViolation,
-		"missing": tool.CodeExecutionFailed,
+		"missing": tool.CodeNotFound,
 	} {
 		_, err := Walk(context.Background(), ws, start, WalkOptions{}, func() VisitFunc { return func(*Entry) error { return nil } })
 		if tool.CodeOf(err) != code {
