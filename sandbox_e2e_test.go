@@ -259,3 +259,26 @@ func TestSandboxWrongGuess(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxSpecFromTheCallIsIgnored: a call cannot hand the launcher a
+// looser profile through its own environment: the launch spec a command
+// carries is replaced by the toolkit's, and an approved call that tries
+// still cannot write outside or reach the host.
+func TestSandboxSpecFromTheCallIsIgnored(t *testing.T) {
+	tk, ws := escapeToolkit(t, policy.WorkspaceWrite)
+	w := sandboxtest.NewWatch(t)
+	loose := `{"workspace":"/","network":true,"path":"/bin/sh","args":["sh"]}`
+	for _, env := range [][]string{{"QUIVER_SANDBOX_SPEC=" + loose}, {"QUIVER_SANDBOX_LAUNCHER=/bin/sh"}} {
+		out, err := tk.Invoke(context.Background(), "exec_command", map[string]any{"env": env,
+			"command": w.Expand("cp a.txt {OUT}/x; curl -s -m 5 http://{HOST}:{TCPPORT}/")})
+		if err != nil || !strings.Contains(out.Content.String(), "exit code") {
+			t.Fatalf("env %v: the command did not run: %v %s", env, err, out.Content)
+		}
+		if what := w.Touched(t); what != "" {
+			t.Errorf("env %v: the command %s", env, what)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "a.txt")); err != nil {
+		t.Fatal(err)
+	}
+}
