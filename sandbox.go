@@ -3,7 +3,6 @@ package quiver
 import (
 	"fmt"
 
-	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -23,12 +22,9 @@ func (tk *Toolkit) Sandbox() *sandbox.Profile { return tk.box }
 // newSandbox derives the toolkit's profile from its write scope, its
 // workspace and the policy's protected paths.
 func (tk *Toolkit) newSandbox() error {
-	mode := sandbox.WorkspaceWrite
-	switch tk.policy.WriteScope() {
-	case policy.ReadOnly:
-		mode = sandbox.ReadOnly
-	case policy.Unrestricted:
-		mode = sandbox.Unconfined
+	mode, err := sandbox.ParseMode(string(tk.policy.WriteScope()))
+	if err != nil {
+		return fmt.Errorf("quiver: %w", err)
 	}
 	box, err := sandbox.New(mode, tk.ws.Dir(), tk.boxConfig, tk.policy.ProtectedPaths())
 	if err != nil {

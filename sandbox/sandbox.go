@@ -23,8 +23,13 @@ const (
 	Unconfined     Mode = "unrestricted"    // no confinement at all
 )
 
-// ParseMode parses a write scope name into its mode.
+// ParseMode returns the mode of a write scope, named as the policy names it
+// ("" is the default scope, workspace-write): the one place a scope
+// becomes a profile.
 func ParseMode(s string) (Mode, error) {
+	if s == "" {
+		return WorkspaceWrite, nil
+	}
 	switch m := Mode(s); m {
 	case ReadOnly, WorkspaceWrite, Unconfined:
 		return m, nil

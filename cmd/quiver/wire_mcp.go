@@ -91,9 +91,9 @@ func mcpSandbox(a *app, cfg *config.Config, s config.MCPServer, dir string) (*sa
 			protected = append(slices.Clone(protected), abs)
 		}
 	}
-	mode := sandbox.Mode(scope)
-	if mode == "" {
-		mode = sandbox.WorkspaceWrite
+	mode, err := sandbox.ParseMode(string(scope))
+	if err != nil {
+		return nil, err
 	}
 	return sandbox.New(mode, dir, sc, protected)
 }
