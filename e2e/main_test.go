@@ -8,7 +8,6 @@ package e2e
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quiverkit/quiver/internal/mcppeers"
 )
 
 // quiverBin is the quiver binary, built once for the package's tests.
@@ -78,36 +79,13 @@ func quickRaceExit() {
 	}
 }
 
-// toolsDir is where scripts/mcp-peers installs the peers.
-func toolsDir() string {
-	if d := os.Getenv("QUIVER_TOOLS"); d != "" {
-		return d
-	}
-	return filepath.Join(repoRoot, ".tools")
-}
-
-// need returns the path of a peer file under the tools folder, failing (CI)
-// or skipping (elsewhere) when it is missing.
-func need(t *testing.T, rel string) string {
-	t.Helper()
-	p := filepath.Join(toolsDir(), rel)
-	if _, err := os.Stat(p); err != nil {
-		msg := fmt.Sprintf("%s is not installed: run scripts/mcp-peers", p)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return p
-}
-
 func inspector(t *testing.T) string {
-	return need(t, "mcp/node_modules/@modelcontextprotocol/inspector/cli/build/cli.js")
+	return mcppeers.Need(t, "mcp/node_modules/@modelcontextprotocol/inspector/cli/build/cli.js")
 }
 
 // conformance returns Node 22 and the conformance suite's entry point.
 func conformance(t *testing.T) (node, suite string) {
-	return need(t, "conformance/node_modules/.bin/node"), need(t, "conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js")
+	return mcppeers.Need(t, "conformance/node_modules/.bin/node"), mcppeers.Need(t, "conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js")
 }
 
 // workspace makes a workspace folder with the given files and an isolated

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiverkit/quiver/internal/mcppeers"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -240,7 +242,7 @@ func lookPathIn(cmd *exec.Cmd) error {
 
 func TestQuiverUsesMCPServersFromConfig(t *testing.T) {
 	t.Parallel()
-	everything := need(t, "mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	everything := mcppeers.Server(t, "server-everything")
 	inner := workspace(t, project)
 	outer := workspace(t, map[string]string{"quiver.toml": `
 [policy]

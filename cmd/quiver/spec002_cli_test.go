@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/quiverkit/quiver/internal/mcppeers"
 )
 
 // fakePrograms puts programs that print their arguments, one per line, on
@@ -25,20 +27,39 @@ func fakePrograms(t *testing.T, names ...string) {
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
-// npx404 stands in for npx: the MCP server the full example names,
-// @anthropic/mcp-server-filesystem, is not a published package, and npx
-// would wait on the network to learn so.
-const npx404 = "#!/bin/sh\necho \"npm error 404 Not Found - GET https://registry.npmjs.org/@anthropic%2fmcp-server-filesystem\" >&2\nexit 1\n"
+// npxStandIn stands in for npx in the full example, which runs
+// `npx -y @anthropic/mcp-server-filesystem /workspace`. That package name was
+// never published (npm answers 404), and npx would fetch from the network;
+// the server it means is published as @modelcontextprotocol/server-filesystem,
+// which scripts/mcp-peers installs. The stand-in runs that one, with the
+// spec's /workspace (its container's project folder) read as the folder the
+// server is started in: Quiver starts servers in the workspace.
+func npxStandIn(server string) string {
+	return `#!/bin/sh
+[ "$1" = -y ] && shift
+if [ "$1" != "@anthropic/mcp-server-filesystem" ]; then
+	echo "npx stand-in: only @anthropic/mcp-server-filesystem is known, not $1" >&2
+	exit 1
+fi
+shift
+dirs=
+for a in "$@"; do
+	[ "$a" = /workspace ] && a=$PWD
+	dirs="$dirs $a"
+done
+exec node '` + server + `' $dirs
+`
+}
 
 // The examples of the plugin tool system's specification (002), committed
 // verbatim, work as quorum.toml: config check passes, quiver tools lists
-// what each declares (the full example's MCP server as a provider that
-// cannot start, with npm's reason), and one tool of each kind it declares
-// runs.
+// what each declares, and one tool of each kind it declares runs: builtin,
+// CLI, custom and, for the full example, MCP.
 func TestSpec002Examples(t *testing.T) {
 	fakePrograms(t, "gh", "my-cli-command", "external-cli-command")
 	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "npx"), []byte(npx404), 0o755); err != nil {
+	standIn := npxStandIn(mcppeers.Server(t, "server-filesystem"))
+	if err := os.WriteFile(filepath.Join(bin, "npx"), []byte(standIn), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -59,11 +80,13 @@ func TestSpec002Examples(t *testing.T) {
 				[]string{"exit_code: 0", "gh\n[issue]\n[create]\n[--title]\n[Bug; rm -rf x]\n[--body]\n[$(id)]"}}}},
 		{"custom-list-branches.toml", map[string]string{"list_branches": "custom"}, []string{"custom"},
 			[]call{{[]string{"call", "list_branches", `{}`}, []string{"exit_code: 0"}}}},
-		{"quorum.toml", map[string]string{"gh_create_issue": "custom", "grep_search": "builtin", "glob_search": "builtin", "write_file": "builtin"},
+		{"quorum.toml", map[string]string{"gh_create_issue": "custom", "grep_search": "builtin", "glob_search": "builtin", "write_file": "builtin",
+			"filesystem__read_text_file": "mcp:filesystem"},
 			[]string{"builtin", "cli", "custom", "mcp:filesystem"},
 			[]call{
 				{[]string{"call", "grep_search", `{"pattern":"gh_create_issue","path":"."}`}, []string{"quorum.toml"}},
 				{[]string{"--yes", "call", "gh_create_issue", `{"title":"t","body":"b"}`}, []string{"gh\n[issue]\n[create]\n[--title]\n[t]\n[--body]\n[b]"}},
+				{[]string{"--yes", "call", "filesystem__read_text_file", `{"path":"quorum.toml"}`}, []string{"[tools.mcp]\nenabled = true"}},
 			}},
 		{"option1-custom-tool.toml", map[string]string{"my_tool": "custom"}, []string{"custom"},
 			[]call{{[]string{"--yes", "call", "my_tool", `{"arg1":"one"}`}, []string{"my-cli-command\n[one]\n[--flag]\n"}}}},

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -152,38 +151,6 @@ func abs(n int) int {
 		return -n
 	}
 	return n
-}
-
-// peers locates the npm MCP servers that scripts/mcp-peers installs. With
-// CI=true a missing peer fails the test: the suite's set-up must install
-// them; elsewhere the test is skipped, naming the script.
-func peers(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("QUIVER_TOOLS")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for d := wd; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				dir = filepath.Join(d, ".tools")
-				break
-			}
-			if filepath.Dir(d) == d {
-				t.Fatal("no go.mod above the test's directory")
-			}
-		}
-	}
-	mark := filepath.Join(dir, "mcp", "node_modules", "@modelcontextprotocol", "server-everything", "package.json")
-	if _, err := os.Stat(mark); err != nil {
-		msg := fmt.Sprintf("the npm MCP peers are not installed under %s: run scripts/mcp-peers", dir)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return filepath.Join(dir, "mcp", "node_modules")
 }
 
 // startProcess runs a helper process (a peer server) in its own process

@@ -11,20 +11,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiverkit/quiver/internal/mcppeers"
+
 	"github.com/quiverkit/quiver/tool"
 )
 
 // These tests use the real reference servers from npm, run on the
 // machine's Node, as installed by scripts/mcp-peers.
 
-func everything(t *testing.T, modules string) Config {
-	return Config{Name: "everything", Command: "node",
-		Args: []string{filepath.Join(modules, "@modelcontextprotocol", "server-everything", "dist", "index.js")}}
+func everything(t *testing.T) Config {
+	return Config{Name: "everything", Command: "node", Args: []string{mcppeers.Server(t, "server-everything")}}
 }
 
 func TestPeerEverythingOverStdio(t *testing.T) {
 	t.Parallel()
-	tk := toolkit(t, newProvider(t, everything(t, peers(t))))
+	tk := toolkit(t, newProvider(t, everything(t)))
 	tools, err := tk.Tools(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +72,7 @@ func TestPeerEverythingOverStdio(t *testing.T) {
 
 func TestPeerEverythingSurvivesBeingKilled(t *testing.T) {
 	t.Parallel()
-	p := newProvider(t, everything(t, peers(t)))
+	p := newProvider(t, everything(t))
 	tk := toolkit(t, p)
 	echo := func() (string, error) {
 		out, err := tk.Invoke(t.Context(), "everything__echo", json.RawMessage(`{"message":"still here"}`))
@@ -111,9 +112,8 @@ func TestPeerEverythingSurvivesBeingKilled(t *testing.T) {
 
 func TestPeerEverythingOverStreamableHTTP(t *testing.T) {
 	t.Parallel()
-	modules := peers(t)
 	port := freePort(t)
-	cmd := everything(t, modules)
+	cmd := everything(t)
 	startProcess(t, "node", []string{cmd.Args[0], "streamableHttp"}, "PORT="+port)
 	waitListening(t, "127.0.0.1:"+port)
 	tk := toolkit(t, newProvider(t, Config{Name: "web", URL: "http://127.0.0.1:" + port + "/mcp"}))
@@ -125,13 +125,13 @@ func TestPeerEverythingOverStreamableHTTP(t *testing.T) {
 
 func TestPeerFilesystem(t *testing.T) {
 	t.Parallel()
-	modules := peers(t)
+	fs := mcppeers.Server(t, "server-filesystem")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("line one\nline two\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tk := toolkit(t, newProvider(t, Config{Name: "fs", Command: "node",
-		Args: []string{filepath.Join(modules, "@modelcontextprotocol", "server-filesystem", "dist", "index.js"), dir}}))
+		Args: []string{fs, dir}}))
 	tools, err := tk.Tools(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,66 @@
+// Package mcppeers finds, for tests, the real MCP servers and clients from
+// npm that scripts/mcp-peers installs: server-everything, server-filesystem,
+// the inspector, and the conformance suite with the Node 22 it needs.
+//
+// Tests use real peers, not mocks, so a missing peer is a set-up fault: with
+// CI=true it fails the test (the suite's set-up must install it); elsewhere
+// the test is skipped with the command that installs it.
+package mcppeers
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Dir returns the folder the peers are installed in: $QUIVER_TOOLS, or
+// .tools in the module's root, found from the working directory up.
+func Dir() (string, error) {
+	if d := os.Getenv("QUIVER_TOOLS"); d != "" {
+		return d, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("locating the MCP peers: %w", err)
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return filepath.Join(d, ".tools"), nil
+		}
+		if filepath.Dir(d) == d {
+			return "", errors.New("locating the MCP peers: no go.mod above the working directory")
+		}
+	}
+}
+
+// Modules is the node_modules folder of the Node 20 peers, relative to Dir.
+const Modules = "mcp/node_modules"
+
+// Need returns the path of rel below Dir, failing (CI=true) or skipping the
+// test when it is not installed.
+func Need(t testing.TB, rel string) string {
+	t.Helper()
+	dir, err := Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, rel)
+	if _, err := os.Stat(p); err != nil {
+		msg := fmt.Sprintf("%s is not installed: run scripts/mcp-peers", p)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return p
+}
+
+// Server returns the entry point of the npm package
+// @modelcontextprotocol/NAME (for example "server-filesystem"), to run with
+// the system's node.
+func Server(t testing.TB, name string) string {
+	t.Helper()
+	return Need(t, filepath.Join(Modules, "@modelcontextprotocol", name, "dist", "index.js"))
+}
