@@ -24,14 +24,14 @@ import (
 //go:embed git_status_summary.md
 var gitStatusDescription string
 
-// GitStatusInput is git_status_summary's input.
-type GitStatusInput struct {
+// GitStatusSummaryInput is git_status_summary's input.
+type GitStatusSummaryInput struct {
 	Path string `json:"path,omitempty" jsonschema:"a directory (or file) inside the repository, relative to the workspace root (default: the root)"`
 }
 
-// GitStatusOutput is git_status_summary's typed output. Entry paths are
+// GitStatusSummaryOutput is git_status_summary's typed output. Entry paths are
 // relative to the repository root.
-type GitStatusOutput struct {
+type GitStatusSummaryOutput struct {
 	RepositoryRoot string        `json:"repository_root"` // relative to the workspace root, or absolute when outside it
 	Branch         string        `json:"branch,omitempty"`
 	Detached       bool          `json:"detached,omitempty"`
@@ -72,7 +72,7 @@ type GitCounts struct {
 }
 
 // GitStatusSummary is a typed reference to git_status_summary, for quiver.Call.
-var GitStatusSummary = tool.RefTo[GitStatusInput, *GitStatusOutput]("git_status_summary")
+var GitStatusSummary = tool.RefTo[GitStatusSummaryInput, *GitStatusSummaryOutput]("git_status_summary")
 
 // gitListLimit bounds each list, so that a tree with a hundred thousand
 // untracked files gives a usable answer.
@@ -85,7 +85,7 @@ func init() { register(newGitStatusSummary) }
 
 func newGitStatusSummary() *tool.Tool {
 	return tool.Func("git_status_summary", gitStatusDescription, gitStatusSummary, tool.ReadOnly(),
-		tool.WithSubjects(func(in GitStatusInput) []tool.Subject { return tool.PathSubject(orDot(in.Path)) }))
+		tool.WithSubjects(func(in GitStatusSummaryInput) []tool.Subject { return tool.PathSubject(orDot(in.Path)) }))
 }
 
 func orDot(p string) string {
@@ -95,7 +95,7 @@ func orDot(p string) string {
 	return p
 }
 
-func gitStatusSummary(ctx context.Context, tc tool.Context, in GitStatusInput) (*GitStatusOutput, error) {
+func gitStatusSummary(ctx context.Context, tc tool.Context, in GitStatusSummaryInput) (*GitStatusSummaryOutput, error) {
 	ws, err := workspace.From(ctx, tc)
 	if err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ func gitStatusSummary(ctx context.Context, tc tool.Context, in GitStatusInput) (
 		return nil, err
 	}
 	root := strings.TrimRight(string(top), "\n")
-	out := &GitStatusOutput{RepositoryRoot: ws.Display(root)}
+	out := &GitStatusSummaryOutput{RepositoryRoot: ws.Display(root)}
 	err = streamGit(ctx, box, root, func(r io.Reader) error { return parsePorcelainV2(r, out) },
 		"status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
 	if err != nil {
@@ -236,7 +236,7 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 // the branch headers, then one record per path ("1" changed, "2" renamed
 // or copied, followed by a record with the source path, "u" unmerged, "?"
 // untracked, "!" ignored). Lists are cut at gitListLimit entries.
-func parsePorcelainV2(r io.Reader, out *GitStatusOutput) error {
+func parsePorcelainV2(r io.Reader, out *GitStatusSummaryOutput) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	sc.Split(splitNUL)
@@ -289,7 +289,7 @@ func splitNUL(data []byte, atEOF bool) (int, []byte, error) {
 }
 
 // header reads one "# branch.*" line.
-func (o *GitStatusOutput) header(h string) error {
+func (o *GitStatusSummaryOutput) header(h string) error {
 	key, value, _ := strings.Cut(h, " ")
 	switch key {
 	case "branch.oid":
@@ -330,7 +330,7 @@ func parseAheadBehind(v string) (int, int, error) {
 
 // changed reads a "1" or "2" record: fields fields before the path, XY the
 // second.
-func (o *GitStatusOutput) changed(rec string, fields int, from string) error {
+func (o *GitStatusSummaryOutput) changed(rec string, fields int, from string) error {
 	parts := strings.SplitN(rec, " ", fields)
 	if len(parts) < fields || len(parts[1]) != 2 || parts[fields-1] == "" {
 		return fmt.Errorf("malformed record %q", rec)
@@ -370,7 +370,7 @@ var conflictStatus = map[string]string{
 }
 
 // unmerged reads a "u" record.
-func (o *GitStatusOutput) unmerged(rec string) error {
+func (o *GitStatusSummaryOutput) unmerged(rec string) error {
 	parts := strings.SplitN(rec, " ", 11)
 	if len(parts) < 11 || parts[10] == "" {
 		return fmt.Errorf("malformed record %q", rec)
@@ -389,7 +389,7 @@ func (o *GitStatusOutput) unmerged(rec string) error {
 }
 
 // Render is the model's view, close to `git status`'s.
-func (o *GitStatusOutput) Render() tool.Result {
+func (o *GitStatusSummaryOutput) Render() tool.Result {
 	var b strings.Builder
 	fmt.Fprintf(&b, "repository: %s\n", o.RepositoryRoot)
 	switch {

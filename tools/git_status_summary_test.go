@@ -49,21 +49,21 @@ func (r gitRepo) commitAll(msg string) {
 func TestGitStatusSummary(t *testing.T) {
 	tests := []struct {
 		name  string
-		build func(r gitRepo) *GitStatusOutput // returns what is expected; Commit filled by the test
+		build func(r gitRepo) *GitStatusSummaryOutput // returns what is expected; Commit filled by the test
 	}{
-		{"a repository with no commits yet", func(r gitRepo) *GitStatusOutput {
+		{"a repository with no commits yet", func(r gitRepo) *GitStatusSummaryOutput {
 			r.write("staged.txt", "a\n")
 			r.git("add", "staged.txt")
 			r.write("new.txt", "b\n")
-			return &GitStatusOutput{Branch: "main", NoCommits: true,
+			return &GitStatusSummaryOutput{Branch: "main", NoCommits: true,
 				Staged: []GitChange{{Path: "staged.txt", Status: "added"}}, Untracked: []string{"new.txt"}}
 		}},
-		{"a clean repository", func(r gitRepo) *GitStatusOutput {
+		{"a clean repository", func(r gitRepo) *GitStatusSummaryOutput {
 			r.write("a.txt", "a\n")
 			r.commitAll("one")
-			return &GitStatusOutput{Branch: "main", Clean: true}
+			return &GitStatusSummaryOutput{Branch: "main", Clean: true}
 		}},
-		{"staged, unstaged, untracked, renamed, deleted", func(r gitRepo) *GitStatusOutput {
+		{"staged, unstaged, untracked, renamed, deleted", func(r gitRepo) *GitStatusSummaryOutput {
 			for _, f := range []string{"mod-staged", "mod-unstaged", "both", "old-name", "gone", "gone-staged"} {
 				r.write(f, "content of "+f+"\nsecond line\nthird line\n")
 			}
@@ -80,13 +80,13 @@ func TestGitStatusSummary(t *testing.T) {
 			r.git("rm", "-q", "gone-staged")
 			r.write("untracked.txt", "u\n")
 			r.write("newdir/inner.txt", "u\n")
-			return &GitStatusOutput{Branch: "main",
+			return &GitStatusSummaryOutput{Branch: "main",
 				Staged: []GitChange{{Path: "both", Status: "modified"}, {Path: "dir/new name", Status: "renamed", From: "old-name"},
 					{Path: "gone-staged", Status: "deleted"}, {Path: "mod-staged", Status: "modified"}},
 				Unstaged:  []GitChange{{Path: "both", Status: "modified"}, {Path: "gone", Status: "deleted"}, {Path: "mod-unstaged", Status: "modified"}},
 				Untracked: []string{"newdir/", "untracked.txt"}}
 		}},
-		{"conflicts from a real merge", func(r gitRepo) *GitStatusOutput {
+		{"conflicts from a real merge", func(r gitRepo) *GitStatusSummaryOutput {
 			r.write("shared.txt", "base\n")
 			r.write("removed-there.txt", "base\n")
 			r.commitAll("base")
@@ -101,20 +101,20 @@ func TestGitStatusSummary(t *testing.T) {
 			r.write("removed-there.txt", "changed on main\n")
 			r.commitAll("main")
 			r.git("merge", "feature")
-			return &GitStatusOutput{Branch: "main", Conflicted: []GitConflict{
+			return &GitStatusSummaryOutput{Branch: "main", Conflicted: []GitConflict{
 				{Path: "added-both.txt", Code: "AA", Status: "both added"},
 				{Path: "removed-there.txt", Code: "UD", Status: "deleted by them"},
 				{Path: "shared.txt", Code: "UU", Status: "both modified"}}}
 		}},
-		{"a detached HEAD", func(r gitRepo) *GitStatusOutput {
+		{"a detached HEAD", func(r gitRepo) *GitStatusSummaryOutput {
 			r.write("a.txt", "a\n")
 			r.commitAll("one")
 			r.write("a.txt", "b\n")
 			r.commitAll("two")
 			r.git("checkout", "-q", "--detach", "HEAD~1")
-			return &GitStatusOutput{Detached: true, Clean: true}
+			return &GitStatusSummaryOutput{Detached: true, Clean: true}
 		}},
-		{"an upstream ahead and behind", func(r gitRepo) *GitStatusOutput {
+		{"an upstream ahead and behind", func(r gitRepo) *GitStatusSummaryOutput {
 			r.write("a.txt", "a\n")
 			r.commitAll("one")
 			r.git("branch", "base")
@@ -127,7 +127,7 @@ func TestGitStatusSummary(t *testing.T) {
 			r.commitAll("on base")
 			r.git("checkout", "-q", "main")
 			r.git("branch", "-q", "--set-upstream-to=base")
-			return &GitStatusOutput{Branch: "main", Upstream: "base", Ahead: 2, Behind: 1, Clean: true}
+			return &GitStatusSummaryOutput{Branch: "main", Upstream: "base", Ahead: 2, Behind: 1, Clean: true}
 		}},
 	}
 	for _, tt := range tests {
@@ -145,7 +145,7 @@ func TestGitStatusSummary(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := res.Output.(*GitStatusOutput)
+			got := res.Output.(*GitStatusSummaryOutput)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("summary (-want +got):\n%s", diff)
 			}
@@ -156,7 +156,7 @@ func TestGitStatusSummary(t *testing.T) {
 	}
 }
 
-func fillCounts(o *GitStatusOutput) {
+func fillCounts(o *GitStatusSummaryOutput) {
 	for _, l := range []*[]GitChange{&o.Staged, &o.Unstaged} {
 		if *l == nil {
 			*l = []GitChange{}
@@ -192,7 +192,7 @@ func porcelainV1(t *testing.T, r gitRepo) []string {
 }
 
 // fromSummary renders the summary as porcelain v1 lines.
-func fromSummary(o *GitStatusOutput) []string {
+func fromSummary(o *GitStatusSummaryOutput) []string {
 	codes := map[string]byte{"modified": 'M', "added": 'A', "deleted": 'D', "renamed": 'R', "copied": 'C', "type changed": 'T'}
 	type entry struct {
 		x, y byte
@@ -241,7 +241,7 @@ func TestGitStatusSummaryPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := res.Output.(*GitStatusOutput)
+	got := res.Output.(*GitStatusSummaryOutput)
 	if got.RepositoryRoot != "repo" || !cmp.Equal(got.Untracked, []string{"sub/"}) {
 		t.Errorf("from a file inside: %+v", got)
 	}
@@ -286,11 +286,11 @@ func TestParsePorcelainV2(t *testing.T) {
 		"1 .T N... 100644 100644 120000 aaa bbb link\x00" +
 		"u UU N... 100644 100644 100644 100644 a b c conflict.txt\x00" +
 		"? new/\x00! ignored.o\x00"
-	var got GitStatusOutput
+	var got GitStatusSummaryOutput
 	if err := parsePorcelainV2(strings.NewReader(in), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := GitStatusOutput{Branch: "main", Commit: "1234567890abcdef", Upstream: "origin/main", Ahead: 3,
+	want := GitStatusSummaryOutput{Branch: "main", Commit: "1234567890abcdef", Upstream: "origin/main", Ahead: 3,
 		Staged:     []GitChange{{Path: "path with spaces.go", Status: "modified"}, {Path: "new.go", Status: "renamed", From: "old.go"}},
 		Unstaged:   []GitChange{{Path: "link", Status: "type changed"}},
 		Untracked:  []string{"new/"},
@@ -300,7 +300,7 @@ func TestParsePorcelainV2(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	for _, bad := range []string{"1 M.\x00", "2 R. N... 1 1 1 a b R1 x\x00", "x what\x00", "# branch.ab 3 4\x00", "u XY N... 1 1 1 1 a b c p\x00", "1 Z. N... 1 1 1 a b p\x00"} {
-		var o GitStatusOutput
+		var o GitStatusSummaryOutput
 		if err := parsePorcelainV2(strings.NewReader(bad), &o); err == nil {
 			t.Errorf("parsePorcelainV2(%q) accepted it", bad)
 		}
@@ -312,7 +312,7 @@ func TestParsePorcelainV2CutsLongLists(t *testing.T) {
 	for i := range gitListLimit + 5 {
 		in.WriteString("? f" + strings.Repeat("x", i%7) + "\x00")
 	}
-	var o GitStatusOutput
+	var o GitStatusSummaryOutput
 	if err := parsePorcelainV2(&in, &o); err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestParsePorcelainV2CutsLongLists(t *testing.T) {
 
 // formatPorcelainV2 writes a summary back in git's format, for the fuzz
 // target's round trip.
-func formatPorcelainV2(o *GitStatusOutput) []byte {
+func formatPorcelainV2(o *GitStatusSummaryOutput) []byte {
 	var b bytes.Buffer
 	head, oid := o.Branch, o.Commit
 	if o.Detached {
@@ -369,7 +369,7 @@ func formatPorcelainV2(o *GitStatusOutput) []byte {
 func FuzzGitPorcelain(f *testing.F) {
 	f.Add([]byte("# branch.oid abc\x00# branch.head main\x00# branch.ab +1 -2\x001 M. N... 1 1 1 a b f\x00? u\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var o GitStatusOutput
+		var o GitStatusSummaryOutput
 		if err := parsePorcelainV2(bytes.NewReader(data), &o); err != nil {
 			return
 		}
@@ -385,7 +385,7 @@ func FuzzGitPorcelain(f *testing.F) {
 		if o.Detached && o.Branch != "" || o.NoCommits && o.Commit != "" {
 			return // two contradicting headers: not something git prints
 		}
-		var again GitStatusOutput
+		var again GitStatusSummaryOutput
 		if err := parsePorcelainV2(bytes.NewReader(formatPorcelainV2(&o)), &again); err != nil {
 			t.Fatalf("re-parsing %+v: %v", o, err)
 		}

@@ -23,15 +23,15 @@ const (
 	cacheNotesBytes       = 256      // room for the notes at the end of an answer
 )
 
-// CacheReadInput is tool_output_cache's input.
-type CacheReadInput struct {
+// ToolOutputCacheInput is tool_output_cache's input.
+type ToolOutputCacheInput struct {
 	RefID  string `json:"ref_id" jsonschema:"the ref id named in a trimmed output's marker (ref=out_...)" minLength:"1"`
 	Offset int64  `json:"offset,omitempty" jsonschema:"the 1-based line number to start at (default 1)" minimum:"0"`
 	Limit  int64  `json:"limit,omitempty" jsonschema:"how many lines to return (default 2000; one answer holds at most 64 KB)" minimum:"1"`
 }
 
-// CacheReadOutput is tool_output_cache's typed output.
-type CacheReadOutput struct {
+// ToolOutputCacheOutput is tool_output_cache's typed output.
+type ToolOutputCacheOutput struct {
 	RefID string `json:"ref_id"`
 	Tool  string `json:"tool,omitempty"` // the tool whose output this is
 	// Content is the lines numbered cat -n style, or as stored when the
@@ -55,7 +55,7 @@ type CacheReadOutput struct {
 var _ outputcache.NumberedLines = (*ReadFileOutput)(nil)
 
 // ToolOutputCache is a typed reference to tool_output_cache, for quiver.Call.
-var ToolOutputCache = tool.RefTo[CacheReadInput, *CacheReadOutput](outputcache.ReadTool)
+var ToolOutputCache = tool.RefTo[ToolOutputCacheInput, *ToolOutputCacheOutput](outputcache.ReadTool)
 
 func init() { register(newToolOutputCache) }
 
@@ -63,7 +63,7 @@ func newToolOutputCache() *tool.Tool {
 	return tool.Func(outputcache.ReadTool, toolOutputCacheDescription, readCachedOutput, tool.ReadOnly())
 }
 
-func readCachedOutput(ctx context.Context, tc tool.Context, in CacheReadInput) (*CacheReadOutput, error) {
+func readCachedOutput(ctx context.Context, tc tool.Context, in ToolOutputCacheInput) (*ToolOutputCacheOutput, error) {
 	if in.Limit < 0 {
 		return nil, tool.Errorf(tool.CodeInvalidArguments, "limit %d: must be at least 1", in.Limit)
 	}
@@ -88,7 +88,7 @@ func readCachedOutput(ctx context.Context, tc tool.Context, in CacheReadInput) (
 	if err != nil {
 		return nil, cacheError(in.RefID, err)
 	}
-	res := &CacheReadOutput{RefID: in.RefID, Tool: out.Tool, TotalLines: out.Lines, Size: out.Size, Numbered: out.Numbered,
+	res := &ToolOutputCacheOutput{RefID: in.RefID, Tool: out.Tool, TotalLines: out.Lines, Size: out.Size, Numbered: out.Numbered,
 		DroppedBytes: out.Dropped, NextOffset: page.Next, Truncated: page.Next != 0}
 	res.Content, res.CutLines = renderCachePage(page.Lines, out.Numbered)
 	if n := len(page.Lines); n > 0 {
@@ -164,7 +164,7 @@ func cacheNumberLine(n int64, sep byte, text string) string {
 }
 
 // Render shows the numbered lines, and how to continue when there is more.
-func (o *CacheReadOutput) Render() tool.Result {
+func (o *ToolOutputCacheOutput) Render() tool.Result {
 	var b strings.Builder
 	b.WriteString(o.Content)
 	lines := "lines"

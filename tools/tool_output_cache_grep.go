@@ -20,8 +20,8 @@ const (
 	cacheGrepLineBytes      = 1000 // of one shown line; longer ones show a window
 )
 
-// CacheGrepInput is tool_output_cache_grep's input.
-type CacheGrepInput struct {
+// ToolOutputCacheGrepInput is tool_output_cache_grep's input.
+type ToolOutputCacheGrepInput struct {
 	RefID      string `json:"ref_id" jsonschema:"the ref id named in a trimmed output's marker (ref=out_...)" minLength:"1"`
 	Pattern    string `json:"pattern" jsonschema:"the text to find; a literal unless regex is true" minLength:"1"`
 	Regex      bool   `json:"regex,omitempty" jsonschema:"treat pattern as a regular expression (RE2 syntax; (?i) for case-insensitive)"`
@@ -30,8 +30,8 @@ type CacheGrepInput struct {
 	MaxMatches int    `json:"max_matches,omitempty" jsonschema:"the most matching lines to show (default 50); all are counted" minimum:"1" maximum:"500"`
 }
 
-// CacheGrepOutput is tool_output_cache_grep's typed output.
-type CacheGrepOutput struct {
+// ToolOutputCacheGrepOutput is tool_output_cache_grep's typed output.
+type ToolOutputCacheGrepOutput struct {
 	RefID      string `json:"ref_id"`
 	Tool       string `json:"tool,omitempty"` // the tool whose output this is
 	Pattern    string `json:"pattern"`
@@ -46,7 +46,7 @@ type CacheGrepOutput struct {
 }
 
 // ToolOutputCacheGrep is a typed reference to tool_output_cache_grep, for quiver.Call.
-var ToolOutputCacheGrep = tool.RefTo[CacheGrepInput, *CacheGrepOutput](outputcache.GrepTool)
+var ToolOutputCacheGrep = tool.RefTo[ToolOutputCacheGrepInput, *ToolOutputCacheGrepOutput](outputcache.GrepTool)
 
 func init() { register(newToolOutputCacheGrep) }
 
@@ -54,7 +54,7 @@ func newToolOutputCacheGrep() *tool.Tool {
 	return tool.Func(outputcache.GrepTool, toolOutputCacheGrepDescription, grepCachedOutput, tool.ReadOnly())
 }
 
-func grepCachedOutput(ctx context.Context, tc tool.Context, in CacheGrepInput) (*CacheGrepOutput, error) {
+func grepCachedOutput(ctx context.Context, tc tool.Context, in ToolOutputCacheGrepInput) (*ToolOutputCacheGrepOutput, error) {
 	switch {
 	case in.Before < 0 || in.After < 0:
 		return nil, tool.Errorf(tool.CodeInvalidArguments, "before and after must be 0 or more, got %d and %d", in.Before, in.After)
@@ -77,7 +77,7 @@ func grepCachedOutput(ctx context.Context, tc tool.Context, in CacheGrepInput) (
 	if err != nil {
 		return nil, cacheError(in.RefID, err)
 	}
-	res := &CacheGrepOutput{RefID: in.RefID, Tool: out.Tool, Pattern: in.Pattern, Matches: found.Matches, TotalLines: out.Lines}
+	res := &ToolOutputCacheGrepOutput{RefID: in.RefID, Tool: out.Tool, Pattern: in.Pattern, Matches: found.Matches, TotalLines: out.Lines}
 	res.Content, res.Shown, res.AnswerFull = renderCacheGroups(found.Groups)
 	res.NotShown = found.Matches - int64(res.Shown)
 	return res, nil
@@ -124,7 +124,7 @@ func cacheLineText(l outputcache.Line) string {
 }
 
 // Render shows the matches and says what was not shown.
-func (o *CacheGrepOutput) Render() tool.Result {
+func (o *ToolOutputCacheGrepOutput) Render() tool.Result {
 	var b strings.Builder
 	b.WriteString(o.Content)
 	switch {

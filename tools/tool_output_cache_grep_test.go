@@ -70,7 +70,7 @@ func TestToolOutputCacheGrepMatchingEveryLineHoldsTheAnswerLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := res.Output.(*CacheGrepOutput)
+	out := res.Output.(*ToolOutputCacheGrepOutput)
 	if len(res.String()) > 64<<10 || !out.AnswerFull || out.Matches != 20000 || int64(out.Shown)+out.NotShown != 20000 {
 		t.Errorf("content %d bytes, full %v, matches %d, shown %d, not shown %d", len(out.Content), out.AnswerFull, out.Matches, out.Shown, out.NotShown)
 	}

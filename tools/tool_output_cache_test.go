@@ -92,12 +92,12 @@ func TestToolOutputCacheAnswersStayWithin64KB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := res.Output.(*CacheReadOutput)
+	out := res.Output.(*ToolOutputCacheOutput)
 	if len(res.String()) > 64<<10 || !out.Truncated || out.NextOffset != out.EndLine+1 || out.StartLine != 1 {
 		t.Errorf("content %d bytes, lines %d-%d, next %d", len(out.Content), out.StartLine, out.EndLine, out.NextOffset)
 	}
 	next, err := e.run(newToolOutputCache(), fmt.Sprintf(`{"ref_id":%q,"offset":%d}`, ref, out.NextOffset))
-	if err != nil || next.Output.(*CacheReadOutput).StartLine != out.EndLine+1 {
+	if err != nil || next.Output.(*ToolOutputCacheOutput).StartLine != out.EndLine+1 {
 		t.Errorf("continuing: %v", err)
 	}
 }
