@@ -1,6 +1,8 @@
 // Package tools holds Quiver's built-in tools. One tool is three files:
 // NAME.go (its input and output types and its function), NAME.md (the
-// description the model reads, embedded), and NAME_test.go.
+// description the model reads, embedded), and NAME_test.go. A file whose
+// name is not a tool's (writepath.go, overwriteguard.go, execbits.go) holds
+// what several tools share, and is named for what it does.
 //
 // A tool here only does its job: it reaches files through the workspace
 // (workspace.From) and other services through dependency keys. Policy,

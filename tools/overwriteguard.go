@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"io"
 	"path"
+	"strings"
 	"sync"
 
 	"github.com/quiverkit/quiver/tool"
@@ -92,4 +93,32 @@ func hashFile(ws *workspace.Workspace, rel string) (string, error) {
 		return "", tool.Errorf(tool.CodeExecutionFailed, "read %s: %w", rel, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// checkOverwrite enforces read-before-overwrite: the model must have seen the
+// content it is about to replace, through a read or a write of this toolkit,
+// or name it by hash.
+func checkOverwrite(ctx context.Context, tc tool.Context, rel, current, expected string) error {
+	if expected != "" {
+		if !strings.EqualFold(expected, current) {
+			return changedError(rel, current, expected, "expected_sha256")
+		}
+		return nil
+	}
+	seen, ok := seenSum(ctx, tc, rel)
+	switch {
+	case !ok:
+		e := tool.Errorf(tool.CodeExecutionFailed, "%s already exists and its content has not been read in this session; call read_file on it first (or pass expected_sha256 with the SHA-256 of its current content), then write it again", rel)
+		e.Retriable = true
+		return e
+	case seen != current:
+		return changedError(rel, current, seen, "the last read")
+	}
+	return nil
+}
+
+func changedError(rel, current, expected, source string) *tool.Error {
+	e := tool.Errorf(tool.CodeExecutionFailed, "%s has changed since %s (its SHA-256 is now %s, not %s); read it again with read_file and redo the change on its current content", rel, source, current, expected)
+	e.Retriable = true
+	return e.WithDetail("current_sha256", current)
 }
