@@ -17,6 +17,7 @@ import (
 	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -332,7 +333,7 @@ func TestAllowedTools(t *testing.T) {
 }
 
 func TestAliases(t *testing.T) {
-	tk, _, _ := newToolkit(t, quiver.WithAlias(providerAlias("say", "echo", map[string]string{"words": "text"})))
+	tk, _, _ := newToolkit(t, quiver.WithAlias(provider.Alias{Name: "say", Target: "echo", Renames: map[string]string{"words": "text"}}))
 	out, err := tk.Invoke(context.Background(), "say", map[string]any{"words": "hi"})
 	if err != nil || out.Content.Output.(echoOutput).Text != "hi" || out.Name != "say" {
 		t.Fatalf("alias call = %+v, %v", out, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/outputcache"
+	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
@@ -89,7 +90,7 @@ var jobsKey = tool.Key[*shell.Jobs]{ID: "quiver.exec.jobs", Shared: true,
 
 func init() {
 	register(newExecCommand)
-	registerAlias(Alias{Name: "run_command", Target: "exec_command", Renames: map[string]string{"working_dir": "workdir"}})
+	registerAlias(provider.Alias{Name: "run_command", Target: "exec_command", Renames: map[string]string{"working_dir": "workdir"}})
 }
 
 func newExecCommand() *tool.Tool {

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -48,24 +49,17 @@ func All() []*tool.Tool {
 // Aliases are the other names the built-in tools answer to, with argument
 // renames, so that a model prompted with either specification is served.
 // Tool files add theirs in init.
-var aliases []Alias
+var aliases []provider.Alias
 
-// Alias is an alternative name for a built-in tool.
-type Alias struct {
-	Name    string
-	Target  string
-	Renames map[string]string
-}
-
-func registerAlias(a Alias) {
+func registerAlias(a provider.Alias) {
 	mu.Lock()
 	aliases = append(aliases, a)
 	mu.Unlock()
 }
 
 // Aliases returns the registered aliases.
-func Aliases() []Alias {
+func Aliases() []provider.Alias {
 	mu.Lock()
 	defer mu.Unlock()
-	return append([]Alias(nil), aliases...)
+	return append([]provider.Alias(nil), aliases...)
 }

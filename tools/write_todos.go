@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -134,7 +135,7 @@ func (p *Plan) replace(items []TodoInput) []PlanItem {
 
 func init() {
 	register(newWriteTodos)
-	registerAlias(Alias{Name: "todo_manager", Target: "write_todos"})
+	registerAlias(provider.Alias{Name: "todo_manager", Target: "write_todos"})
 }
 
 func newWriteTodos() *tool.Tool {

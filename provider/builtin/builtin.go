@@ -31,11 +31,5 @@ func (p *Provider) Priority() int { return provider.PriorityBuiltin }
 // Tools returns the built-in tools.
 func (p *Provider) Tools(context.Context) ([]*tool.Tool, error) { return p.tools, nil }
 
-// Aliases returns the built-in tools' aliases as registry aliases.
-func Aliases() []provider.Alias {
-	var out []provider.Alias
-	for _, a := range tools.Aliases() {
-		out = append(out, provider.Alias(a))
-	}
-	return out
-}
+// Aliases returns the built-in tools' aliases.
+func Aliases() []provider.Alias { return tools.Aliases() }
