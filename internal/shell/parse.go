@@ -3,8 +3,11 @@ package shell
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -113,184 +116,161 @@ func Words(args []*syntax.Word) ([]string, bool) {
 	return words, all
 }
 
+// The reasons a word is not known before running, wrapped by [Unquote]'s
+// errors.
+var (
+	// ErrExpansion is a parameter, command, arithmetic or process
+	// expansion, an extended glob or a $"..." string.
+	ErrExpansion = errors.New("an expansion is done when the line runs")
+	// ErrGlob is an unquoted *, ? or [.
+	ErrGlob = errors.New("an unquoted glob character (*, ? or [) is expanded when the line runs")
+	// ErrBraces is a brace expansion: {a,b}, {1..3}.
+	ErrBraces = errors.New("a brace expansion makes several words, or another word")
+	// ErrEscape is a $'...' escape bash and the interpreter decode
+	// differently.
+	ErrEscape = errors.New("a $'...' escape is decoded differently by bash and by the interpreter")
+)
+
 // Literal returns the value of w after quote removal when it is known before
-// running: w has no parameter, command, arithmetic or process expansion, no
-// unquoted glob characters and no brace expansion. A leading tilde is left as
-// it is.
+// running; see [Unquote].
 func Literal(w *syntax.Word) (string, bool) {
-	var b strings.Builder
+	s, err := Unquote(w)
+	return s, err == nil
+}
+
+// Unquote returns the one argument bash would make of w, when that is known
+// before running. The decoding is mvdan.cc/sh's, the same the interpreter
+// that runs the line uses; this function only refuses what cannot be decoded
+// statically, with an error wrapping [ErrExpansion], [ErrGlob], [ErrBraces]
+// or [ErrEscape]:
+//
+//   - parameter, command, arithmetic and process expansions, extended globs
+//     and $"...": their values exist only when the line runs;
+//   - an unquoted *, ? or [, even escaped: the glob rules for brackets and
+//     escapes are bash's, and refusing is cheaper than reproducing them;
+//   - a brace expansion: it may make several words, or another word
+//     ({x,} is x);
+//   - the $'...' escapes that bash and the interpreter decode differently:
+//     \cX, \x{HH}, an octal escape above \377, and a \u or \U that is not a
+//     Unicode character (a surrogate, or above U+10FFFF). Bash also runs
+//     sh -c scripts, so both readings must agree.
+//
+// \u and \U are decoded as UTF-8, as the interpreter does and as bash does
+// in a UTF-8 locale; in the C locale bash keeps such an escape as its text,
+// which differs from the decoded word only in the non-ASCII characters, and
+// no program name or option the classifier knows holds one.
+//
+// A tilde is kept as written, wherever bash would expand it: the home
+// directory is not known here, and a rule names a path with a tilde as the
+// model writes it. A tilde never expands to several words, and in a line
+// the read-only classifier accepts never to an option: HOME cannot be
+// assigned there, and PWD and OLDPWD (~+, ~-) are absolute paths.
+func Unquote(w *syntax.Word) (string, error) {
 	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
-			if strings.ContainsAny(p.Value, "*?[") || braceExpansion(p.Value) {
-				return "", false
+			if strings.ContainsAny(p.Value, "*?[") {
+				return "", ErrGlob
 			}
-			b.WriteString(unescape(p.Value))
 		case *syntax.SglQuoted:
-			if p.Dollar {
-				b.WriteString(ansiC(p.Value))
-			} else {
-				b.WriteString(p.Value)
+			if p.Dollar && !staticEscapes(p.Value) {
+				return "", ErrEscape
 			}
 		case *syntax.DblQuoted:
 			if p.Dollar {
-				return "", false
+				return "", ErrExpansion
 			}
 			for _, q := range p.Parts {
-				lit, ok := q.(*syntax.Lit)
-				if !ok {
-					return "", false
+				if _, ok := q.(*syntax.Lit); !ok {
+					return "", ErrExpansion
 				}
-				b.WriteString(unescapeDouble(lit.Value))
 			}
 		default:
-			return "", false
+			return "", ErrExpansion
 		}
 	}
-	return b.String(), true
-}
-
-// braceExpansion reports whether s may hold a bash brace expansion: a "{"
-// followed by "," or ".." before a "}". A lone "{}" (find's placeholder) is
-// literal.
-func braceExpansion(s string) bool {
-	for {
-		open := strings.IndexByte(s, '{')
-		if open < 0 {
-			return false
-		}
-		s = s[open+1:]
-		end := strings.IndexByte(s, '}')
-		if end < 0 {
-			return false
-		}
-		if body := s[:end]; strings.Contains(body, ",") || strings.Contains(body, "..") {
-			return true
+	if len(w.Parts) == 1 {
+		if lit, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(lit.Value, `\{~`) {
+			return lit.Value, nil // plain text, the common word: nothing to decode
 		}
 	}
+	if braceExpansion(w) {
+		return "", ErrBraces
+	}
+	// With no ReadDir2 there is no globbing, and the environment maps every
+	// home directory to its own tilde: nothing else of the environment can
+	// be reached once expansions are refused.
+	cfg := &expand.Config{Env: expand.FuncEnviron(tildeAsWritten)}
+	fields, err := expand.Fields(cfg, w)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrExpansion, err)
+	}
+	if len(fields) != 1 {
+		return "", fmt.Errorf("%w: %d words", ErrBraces, len(fields))
+	}
+	return fields[0], nil
 }
 
-// ansiC decodes the backslash escapes of bash's $'...' quotes. As in bash,
-// an unknown escape is kept as written and a NUL byte ends the string.
-func ansiC(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 == len(s) {
-			b.WriteByte(c)
+// tildeAsWritten is the environment Unquote expands in: HOME is "~" and
+// the home of user NAME ("HOME NAME" in expand's terms) is "~NAME".
+func tildeAsWritten(name string) string {
+	if user, ok := strings.CutPrefix(name, "HOME"); ok && (user == "" || user[0] == ' ') {
+		return "~" + strings.TrimPrefix(user, " ")
+	}
+	return ""
+}
+
+// braceExpansion reports whether bash would brace-expand w. A brace pair
+// with a single element ({}, {x}) is literal, as find's placeholder is.
+func braceExpansion(w *syntax.Word) bool {
+	split := *w // SplitBraces replaces the Parts of the word it is given
+	if !syntax.SplitBraces(&split) {
+		return false
+	}
+	found := false
+	syntax.Walk(&split, func(n syntax.Node) bool {
+		if _, ok := n.(*syntax.BraceExp); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// staticEscapes reports whether every escape in the body of a $'...' string
+// is one bash decodes as expand.Format does.
+func staticEscapes(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != '\\' {
 			continue
 		}
 		i++
-		switch e := s[i]; e {
-		case 'a':
-			b.WriteByte('\a')
-		case 'b':
-			b.WriteByte('\b')
-		case 'e', 'E':
-			b.WriteByte(0x1b)
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'v':
-			b.WriteByte('\v')
-		case '\\', '\'', '"', '?':
-			b.WriteByte(e)
-		case 'c':
-			if i+1 < len(s) {
-				i++
-				b.WriteByte(s[i] & 0x1f)
-			} else {
-				b.WriteString(`\c`)
-			}
-		case 'x', 'u', 'U', '0', '1', '2', '3', '4', '5', '6', '7':
-			base, max := 16, map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
-			start := i + 1
-			if e >= '0' && e <= '7' {
-				base, max, start = 8, 3, i
-			}
-			j := start
-			for j < len(s) && j-start < max && digitValue(s[j]) < base {
-				j++
-			}
-			if j == start {
-				b.WriteByte('\\')
-				b.WriteByte(e)
-				continue
-			}
-			n := 0
-			for _, d := range []byte(s[start:j]) {
-				n = n*base + digitValue(d)
-			}
-			i = j - 1
-			switch {
-			case n == 0:
-				return b.String()
-			case e == 'u' || e == 'U':
-				b.WriteRune(rune(n))
-			default:
-				b.WriteByte(byte(n))
-			}
-		default:
-			b.WriteByte('\\')
-			b.WriteByte(e)
-		}
-	}
-	return b.String()
-}
-
-func digitValue(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return 99
-}
-
-// unescape removes backslash escapes from an unquoted literal; a backslash
-// before a newline joins the lines.
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			if s[i] == '\n' {
-				continue
+		switch e := s[i]; {
+		case e == 'c':
+			return false
+		case e == 'x' && i+1 < len(s) && s[i+1] == '{':
+			return false
+		case e >= '4' && e <= '7' && i+2 < len(s) && isOctal(s[i+1]) && isOctal(s[i+2]):
+			return false // three digits from \400 up: more than a byte
+		case e == 'u' || e == 'U':
+			if n, ok := hexPrefix(s[i+1:], map[byte]int{'u': 4, 'U': 8}[e]); ok && !utf8.ValidRune(rune(n)) {
+				return false
 			}
 		}
-		b.WriteByte(s[i])
 	}
-	return b.String()
+	return true
 }
 
-// unescapeDouble removes the backslash escapes that double quotes honour:
-// before $, `, ", \ and newline.
-func unescapeDouble(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
+
+// hexPrefix decodes the up to max hex digits s starts with.
+func hexPrefix(s string, max int) (uint64, bool) {
+	j := 0
+	for j < len(s) && j < max && strings.IndexByte("0123456789abcdefABCDEF", s[j]) >= 0 {
+		j++
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-			i++
-			if s[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	n, err := strconv.ParseUint(s[:j], 16, 32)
+	return n, err == nil
 }
 
 func printNode(n syntax.Node) string {

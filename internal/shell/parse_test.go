@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 func TestSimpleCommands(t *testing.T) {
@@ -125,4 +126,84 @@ func FuzzSimpleCommands(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUnquote pins what a word means, as bash 5.2 prints it with
+// printf '%s\0' WORD: the spellings a model would use to make a command look
+// like another one decode to what bash runs, and what cannot be known before
+// running is refused, so the command is never read-only by its spelling.
+func TestUnquote(t *testing.T) {
+	tests := []struct {
+		word    string
+		want    string
+		wantErr error
+	}{
+		{`rm`, "rm", nil},
+		{`r\m`, "rm", nil},
+		{`\r\m`, "rm", nil},
+		{`'r'"m"`, "rm", nil},
+		{`r''m`, "rm", nil},
+		{`"r\m"`, `r\m`, nil},
+		{`"a\"b\\c\$d\e"`, `a"b\c$d\e`, nil},
+		{"r\\\nm", "rm", nil},
+		{"\"r\\\nm\"", "rm", nil},
+		{`e\ f`, "e f", nil},
+		{`$'\x72\x6d'`, "rm", nil},
+		{`$'\162\155'`, "rm", nil},
+		{`$'\u0072\U0000006d'`, "rm", nil},
+		{`$'r\0m'`, "r", nil},
+		{`$'\q'`, `\q`, nil},
+		{`$'\'\"\?\\'`, `'"?\`, nil},
+		{`$'%s'`, "%s", nil},
+		{`$'\e[0m'`, "\x1b[0m", nil},
+		{`""`, "", nil},
+		{`$''`, "", nil},
+		{`{}`, "{}", nil},
+		{`{x}`, "{x}", nil},
+		{`{a\,b}`, "{a,b}", nil},
+		{`{a'..'c}`, "{a..c}", nil},
+		{`'{a,b}'`, "{a,b}", nil},
+		{`~`, "~", nil},
+		{`~/x`, "~/x", nil},
+		{`~root/.ssh`, "~root/.ssh", nil},
+		{`~+`, "~+", nil},
+		{`'*'`, "*", nil},
+		{`$'\x{72}m'`, "", ErrEscape},
+		{`$'\cA'`, "", ErrEscape},
+		{`$'\c\\'`, "", ErrEscape},
+		{`$'\400'`, "", ErrEscape},
+		{`$'\u00e9\U0001F600'`, "é😀", nil},
+		{`$'\U110000'`, "", ErrEscape},
+		{`$'\uD800'`, "", ErrEscape},
+		{`$"rm"`, "", ErrExpansion},
+		{`$HOME`, "", ErrExpansion},
+		{`${X:-rm}`, "", ErrExpansion},
+		{`"$X"`, "", ErrExpansion},
+		{`$(echo rm)`, "", ErrExpansion},
+		{"`echo rm`", "", ErrExpansion},
+		{`$((1))`, "", ErrExpansion},
+		{`<(ls)`, "", ErrExpansion},
+		{`@(rm)`, "", ErrExpansion},
+		{`r?`, "", ErrGlob},
+		{`r*`, "", ErrGlob},
+		{`[r]m`, "", ErrGlob},
+		{`\*`, "", ErrGlob},
+		{`{r,}m`, "", ErrBraces},
+		{`{'-rf',x}`, "", ErrBraces},
+		{`{a"b",c}`, "", ErrBraces},
+		{`{1..1}`, "", ErrBraces},
+		{`-{r,f}`, "", ErrBraces},
+	}
+	for _, tt := range tests {
+		t.Run(tt.word, func(t *testing.T) {
+			f, err := Parse("x " + tt.word)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Unquote(f.Stmts[0].Cmd.(*syntax.CallExpr).Args[1])
+			if !errors.Is(err, tt.wantErr) || got != tt.want {
+				t.Errorf("Unquote(%s) = %q, %v; want %q, %v", tt.word, got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
 }

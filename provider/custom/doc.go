@@ -13,9 +13,11 @@
 //   - The template is split into argv words once, when the configuration is
 //     loaded, by a real shell parser (mvdan.cc/sh). It must be one simple
 //     command: pipes, lists, redirections, assignments, $variables, command
-//     and process substitutions and unquoted globs are refused at load,
-//     because nothing would run them — the command is executed without a
-//     shell.
+//     and process substitutions, unquoted globs and brace expansions are
+//     refused at load, because nothing would run them — the command is
+//     executed without a shell. Quotes are removed as the exec_command
+//     classifier removes them (shell.Unquote), so a word means the same to
+//     both.
 //   - Each {param} is replaced by its value in a single pass over the
 //     pre-split words. A value is never scanned again: a value holding
 //     "{other}", "; rm -rf x", "$(id)" or spaces stays exactly what it is,

@@ -1,11 +1,14 @@
 package custom
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/quiverkit/quiver/internal/shell"
 )
 
 // Template is a command template split into argv words at load time.
@@ -64,59 +67,35 @@ func ParseTemplate(command string) (*Template, error) {
 	return t, nil
 }
 
-// wordText removes the quotes of a word made only of literal parts.
+// wordText removes the quotes of a word made only of literal parts. The
+// refusals here are the template's own, worded for its author; the decoding
+// is the shell classifier's, so a word means the same to both.
 func wordText(w *syntax.Word) (string, error) {
-	var b strings.Builder
 	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
-			if strings.ContainsAny(p.Value, "*?[") {
-				return "", fmt.Errorf("globs are not expanded (there is no shell); quote the word")
-			}
-			b.WriteString(unescape(p.Value, false))
 		case *syntax.SglQuoted:
 			if p.Dollar {
 				return "", fmt.Errorf("$'...' quoting is not supported")
 			}
-			b.WriteString(p.Value)
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {
-				lit, ok := q.(*syntax.Lit)
-				if !ok {
+				if _, ok := q.(*syntax.Lit); !ok {
 					return "", fmt.Errorf("only literal text is allowed inside double quotes; use {param} placeholders")
 				}
-				b.WriteString(unescape(lit.Value, true))
 			}
 		default:
 			return "", fmt.Errorf("%T is not supported: only literal text and {param} placeholders are", p)
 		}
 	}
-	return b.String(), nil
-}
-
-// unescape removes backslashes as the shell would, outside quotes or (when
-// dquote) inside double quotes, where only \$ \` \" \\ and \newline escape.
-func unescape(s string, dquote bool) string {
-	if !strings.Contains(s, `\`) {
-		return s
+	text, err := shell.Unquote(w)
+	switch {
+	case errors.Is(err, shell.ErrGlob):
+		return "", fmt.Errorf("globs are not expanded (there is no shell); quote the word")
+	case err != nil:
+		return "", fmt.Errorf("%w (there is no shell); quote the word", err)
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' || i+1 == len(s) {
-			b.WriteByte(s[i])
-			continue
-		}
-		next := s[i+1]
-		if dquote && !strings.ContainsRune("$`\"\\\n", rune(next)) {
-			b.WriteByte('\\')
-			continue
-		}
-		i++
-		if next != '\n' {
-			b.WriteByte(next)
-		}
-	}
-	return b.String()
+	return text, nil
 }
 
 func printWord(w *syntax.Word) string {

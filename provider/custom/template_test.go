@@ -25,6 +25,9 @@ func TestParseTemplateRefusesWhatNeedsAShell(t *testing.T) {
 		{"empty", "", "exactly one command"},
 		{"syntax error", "echo 'unterminated {q}", "command template"},
 		{"subshell", "(echo {q})", "simple command"},
+		{"brace expansion", "echo -{r,f} {q}", "brace expansion"},
+		{"brace sequence", "echo {1..3} {q}", "brace expansion"},
+		{"dollar single quotes", `echo $'\x72m' {q}`, "not supported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseTemplate(tc.command)
@@ -54,6 +57,7 @@ func TestExpandSubstitutesOnceIntoOneWord(t *testing.T) {
 		{"escaped dollar in double quotes", `echo "\$x" {q}`, map[string]string{"q": "1"}, []string{"echo", "$x", "1"}},
 		{"quoted glob is literal", `ls '*.go' {q}`, map[string]string{"q": "x"}, []string{"ls", "*.go", "x"}},
 		{"newline in value", "echo {q}", map[string]string{"q": "a\nb"}, []string{"echo", "a\nb"}},
+		{"escapes decoded as the shell does", `r\m "a\b" ~/x {} {q}`, map[string]string{"q": "Q"}, []string{"rm", `a\b`, "~/x", "{}", "Q"}},
 		{"repeated placeholder", "cp {f} {f}.bak", map[string]string{"f": "x"}, []string{"cp", "x", "x.bak"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
