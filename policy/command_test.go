@@ -185,7 +185,7 @@ func TestStdinProgramRefusedAtRunTime(t *testing.T) {
 			if err := os.WriteFile(victim, []byte("x"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			gate := p.CommandGate(nil, "exec_command", Verdict{Decision: Ask}, true, nil)
+			gate := p.CommandGate(nil, "exec_command", Verdict{Decision: Ask}, true, nil, nil)
 			env := shell.HostEnv(nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()

@@ -51,10 +51,11 @@ func (p *Policy) verdict(t *tool.Tool, risk tool.Risk, h hits) Verdict {
 }
 
 // scopeForbids reports whether the write scope refuses a call: under
-// read-only, every call of a tool that may change files, unless the tool
-// rates its calls one by one and this one is low-risk.
+// read-only, every call that may change files ([tool.Tool.MayChangeFiles]).
+// Rating a call low-risk is not enough to pass: the tool must also declare
+// that such calls change nothing ([tool.Tool.ReadOnlyWhenLowRisk]).
 func (p *Policy) scopeForbids(t *tool.Tool, risk tool.Risk) bool {
-	return p.scope == ReadOnly && !t.Annotations.ReadOnly && (t.CallRisk == nil || risk != tool.RiskLow)
+	return p.scope == ReadOnly && t.MayChangeFiles(risk)
 }
 
 // Decide is the call-level decision, made on validated arguments: subjects
@@ -62,13 +63,14 @@ func (p *Policy) scopeForbids(t *tool.Tool, risk tool.Risk) bool {
 // [ResolveSubjects] gives them: each path as written and as resolved;
 // commands; URLs) and risk is the call's risk.
 func (p *Policy) Decide(t *tool.Tool, subjects []tool.Subject, risk tool.Risk) Verdict {
-	return p.verdict(t, risk, p.match(t, subjects))
+	return p.verdict(t, risk, p.match(t, subjects, risk))
 }
 
 // match finds what the subjects hit. Deny and ask rules hit if any subject
 // (any spelling of a path, any simple command) matches; allow rules must
-// cover every subject.
-func (p *Policy) match(t *tool.Tool, subjects []tool.Subject) hits {
+// cover every subject. Protected paths are looked for among the subjects of
+// a call that may change files, by the same test the read-only scope uses.
+func (p *Policy) match(t *tool.Tool, subjects []tool.Subject, risk tool.Risk) hits {
 	var h hits
 	cmds := commandsOf(subjects)
 	for _, l := range []struct {
@@ -85,7 +87,7 @@ func (p *Policy) match(t *tool.Tool, subjects []tool.Subject) hits {
 	if r, bySpec, ok := p.allowedBy(t.Name, subjects, cmds); ok {
 		h.allow, h.bySpec = r, bySpec
 	}
-	if !t.Annotations.ReadOnly {
+	if t.MayChangeFiles(risk) {
 		for _, s := range subjects {
 			if s.Kind != tool.SubjectPath {
 				continue

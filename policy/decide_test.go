@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,7 +13,7 @@ import (
 	"github.com/quiverkit/quiver/workspace"
 )
 
-var writeFile = &tool.Tool{Name: "write_file", Risk: tool.RiskHigh}
+var writeFile = &tool.Tool{Name: "write_file", Risk: tool.RiskHigh, WritesSubjectPaths: true}
 
 // TestOrderOfDecision walks the table of the package documentation: each
 // row is shown to beat the rows below it.
@@ -85,7 +86,7 @@ func TestProtectedMatching(t *testing.T) {
 }
 
 func TestOffer(t *testing.T) {
-	lowRiskExec := &tool.Tool{Name: "exec_command", Risk: tool.RiskHigh, CallRisk: func(json.RawMessage) tool.Risk { return tool.RiskLow }}
+	lowRiskExec := &tool.Tool{Name: "exec_command", Risk: tool.RiskHigh, ReadOnlyWhenLowRisk: true, CallRisk: func(json.RawMessage) tool.Risk { return tool.RiskLow }}
 	cases := []struct {
 		name  string
 		cfg   Config
@@ -179,8 +180,8 @@ func TestCheckWriteProtected(t *testing.T) {
 	}
 	p, _ := New(Config{Default: Allow, Deny: []string{"write_file(secret/**)"}}, WorkspaceWrite)
 	ctx := context.Background()
-	unasked := p.CommandGate(openWorkspace(t, dir), "exec_command", Verdict{Decision: Allow}, false, nil)
-	approved := p.CommandGate(openWorkspace(t, dir), "exec_command", Verdict{Decision: Ask}, true, nil)
+	unasked := p.CommandGate(openWorkspace(t, dir), "exec_command", Verdict{Decision: Allow}, false, nil, catalogOf(writeFile))
+	approved := p.CommandGate(openWorkspace(t, dir), "exec_command", Verdict{Decision: Ask}, true, nil, catalogOf(writeFile))
 	for _, c := range []struct {
 		name string
 		gate interface {
@@ -200,5 +201,78 @@ func TestCheckWriteProtected(t *testing.T) {
 		if (err == nil) != c.allowed || err != nil && tool.CodeOf(err) != tool.CodeToolNotAllowed {
 			t.Errorf("%s: CheckWrite(%q) = %v", c.name, c.path, err)
 		}
+	}
+}
+
+// TestReadOnlyScopeAndCallRisk shows that rating a call low-risk is not
+// enough to run under the read-only scope: the tool must also declare that
+// such calls change nothing.
+func TestReadOnlyScopeAndCallRisk(t *testing.T) {
+	low := func(json.RawMessage) tool.Risk { return tool.RiskLow }
+	rated := &tool.Tool{Name: "rated", Risk: tool.RiskHigh, CallRisk: low}
+	promised := &tool.Tool{Name: "promised", Risk: tool.RiskHigh, CallRisk: low, ReadOnlyWhenLowRisk: true}
+	unrated := &tool.Tool{Name: "unrated", Risk: tool.RiskLow, ReadOnlyWhenLowRisk: true} // the promise needs a rating
+	cases := []struct {
+		name  string
+		tool  *tool.Tool
+		risk  tool.Risk
+		want  Decision
+		offer string
+	}{
+		{"rated low, no promise", rated, tool.RiskLow, Deny, "deny"},
+		{"rated low, promised", promised, tool.RiskLow, Allow, "deny (some calls allowed)"},
+		{"rated high, promised", promised, tool.RiskHigh, Deny, "deny (some calls allowed)"},
+		{"a promise with no rating", unrated, tool.RiskLow, Deny, "deny"},
+		{"annotated read-only", readFile, tool.RiskLow, Allow, "allow"},
+	}
+	p, err := New(Config{}, ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		got := []string{string(p.Decide(c.tool, nil, c.risk).Decision), p.Offer(c.tool).String()}
+		if diff := cmp.Diff([]string{string(c.want), c.offer}, got); diff != "" {
+			t.Errorf("%s: decision, offer (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+// TestCheckWriteBindsWritersOnly shows whose path deny rules bind a file a
+// command opens for writing: those of the tools that write the paths they
+// name, found by name or by a tool glob; and that a catalogue that cannot be
+// read refuses the write.
+func TestCheckWriteBindsWritersOnly(t *testing.T) {
+	ctx := context.Background()
+	errCatalog := errors.New("catalogue unavailable")
+	broken := func(context.Context) ([]*tool.Tool, error) { return nil, errCatalog }
+	cases := []struct {
+		name    string
+		deny    string
+		catalog func(context.Context) ([]*tool.Tool, error)
+		allowed bool
+	}{
+		{"a writer's rule binds", "write_file(.env)", catalogOf(readFile, writeFile), false},
+		{"a glob naming a writer binds", "*(.env)", catalogOf(readFile, writeFile), false},
+		{"a reader's rule does not", "read_file(.env)", catalogOf(readFile, writeFile), true},
+		{"a tool that does not declare it does not", "write_file(.env)", catalogOf(&tool.Tool{Name: "write_file", Risk: tool.RiskHigh}), true},
+		{"no catalogue, no writers", "write_file(.env)", nil, true},
+		{"a catalogue that fails refuses", "read_file(.env)", broken, false},
+	}
+	for _, c := range cases {
+		p, err := New(Config{Default: Allow, Deny: []string{c.deny}}, WorkspaceWrite)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = p.CommandGate(nil, "exec_command", Verdict{Decision: Allow}, false, nil, c.catalog).CheckWrite(ctx, ".env")
+		if (err == nil) != c.allowed || err != nil && tool.CodeOf(err) != tool.CodeToolNotAllowed {
+			t.Errorf("%s: CheckWrite(.env) = %v", c.name, err)
+		}
+	}
+	p, err := New(Config{Default: Allow}, WorkspaceWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CommandGate(nil, "exec_command", Verdict{Decision: Allow}, false, nil, broken).CheckWrite(ctx, "x"); !errors.Is(err, errCatalog) {
+		t.Errorf("CheckWrite with a broken catalogue = %v, want its cause kept", err)
 	}
 }

@@ -83,6 +83,21 @@
 // runs; exec_command only with low-risk lines), workspace-write (writes only
 // inside the workspace), unrestricted (absolute paths outside it allowed).
 //
+// # What a tool declares
+//
+// The policy knows tools by what they declare, never by name
+// ([tool.Tool.MayChangeFiles]). A tool annotated read-only changes nothing;
+// any other tool may change files, and its calls neither run under the
+// read-only scope nor pass a protected path unasked. A tool that rates each
+// call (CallRisk) may also promise that the calls it rates low change
+// nothing (ReadOnlyWhenLowRisk, as exec_command does, keeping the promise
+// with its classifier and a read-only sandbox): only those calls run under
+// the read-only scope. A tool that writes the paths its arguments name
+// (WritesSubjectPaths: write_file, edit, multi_edit, apply_patch) makes its
+// path deny rules rules about writing a file, which bind a command's
+// redirections too ([Policy.CommandGate]); the path rules of any other tool
+// bind its own calls only.
+//
 // # What the policy guarantees, and what it does not
 //
 // The policy decides from what a call says: its paths, resolved as they are

@@ -7,10 +7,6 @@ import (
 	"github.com/quiverkit/quiver/tool"
 )
 
-// writeTools are the tools whose path rules also bind a command's
-// redirections: deny = ["write_file(.env)"] stops `echo x > .env` too.
-var writeTools = []string{"write_file", "edit", "multi_edit", "apply_patch"}
-
 // CommandGate returns the gate exec_command consults for one call, at the
 // moment each command runs. How strict it is depends on how the call was let
 // through:
@@ -28,15 +24,20 @@ var writeTools = []string{"write_file", "edit", "multi_edit", "apply_patch"}
 //     for writing in the read-only scope.
 //
 // A file a command opens for writing (a redirection) is resolved through r
-// as a file tool's path is ([ResolveSubjects]): deny rules of the writing
-// tools bind it, and a protected path is refused unless a person approved
-// the line that writes it.
+// as a file tool's path is ([ResolveSubjects]): the path deny rules of the
+// tools that write the paths they name ([tool.Tool.WritesSubjectPaths])
+// bind it — deny = ["write_file(.env)"] stops `echo x > .env` too — and a
+// protected path is refused unless a person approved the line that writes
+// it. catalog lists the tools whose rules those are (the toolkit's); it is
+// called only when a command writes, and an error from it refuses the
+// write. Nil means no tool writes the paths it names.
 //
 // classify reports whether a command is plainly read-only; nil refuses every
 // command the allow rules do not name in the read-only scope.
-func (p *Policy) CommandGate(r Resolver, toolName string, v Verdict, approved bool, classify func(argv []string) bool) tool.CommandGate {
+func (p *Policy) CommandGate(r Resolver, toolName string, v Verdict, approved bool, classify func(argv []string) bool,
+	catalog func(context.Context) ([]*tool.Tool, error)) tool.CommandGate {
 	return &commandGate{p: p, r: r, tool: toolName, strict: v.Decision == Allow && v.BySpecifier, approved: approved,
-		readOnly: p.scope == ReadOnly || v.ByLowRisk && !approved, classify: classify}
+		readOnly: p.scope == ReadOnly || v.ByLowRisk && !approved, classify: classify, catalog: catalog}
 }
 
 type commandGate struct {
@@ -47,6 +48,7 @@ type commandGate struct {
 	approved bool
 	readOnly bool // every command must be read-only (classify)
 	classify func([]string) bool
+	catalog  func(context.Context) ([]*tool.Tool, error)
 }
 
 func (g *commandGate) CheckCommand(_ context.Context, argv []string) error {
@@ -83,7 +85,7 @@ func (g *commandGate) CheckCommand(_ context.Context, argv []string) error {
 	return nil
 }
 
-func (g *commandGate) CheckWrite(_ context.Context, p string) error {
+func (g *commandGate) CheckWrite(ctx context.Context, p string) error {
 	if g.p.scope == ReadOnly {
 		return tool.Errorf(tool.CodeToolNotAllowed, "writing %s refused: the write scope is read-only", p)
 	}
@@ -91,8 +93,12 @@ func (g *commandGate) CheckWrite(_ context.Context, p string) error {
 	if err != nil {
 		return err
 	}
+	writers, err := g.writers(ctx)
+	if err != nil {
+		return tool.Errorf(tool.CodeToolNotAllowed, "writing %s refused: the tools whose rules bind it are unknown: %w", p, err)
+	}
 	for _, r := range g.p.deny {
-		for _, w := range writeTools {
+		for _, w := range writers {
 			if r.matchesTool(w) && r.Spec != "" && r.matchesAny(subjects, nil) {
 				return tool.Errorf(tool.CodeToolNotAllowed, "writing %s refused by policy rule deny: %s", p, r)
 			}
@@ -108,6 +114,24 @@ func (g *commandGate) CheckWrite(_ context.Context, p string) error {
 		}
 	}
 	return nil
+}
+
+// writers names the tools of the catalogue that write the paths they name.
+func (g *commandGate) writers(ctx context.Context) ([]string, error) {
+	if g.catalog == nil {
+		return nil, nil
+	}
+	tools, err := g.catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, t := range tools {
+		if t.WritesSubjectPaths {
+			names = append(names, t.Name)
+		}
+	}
+	return names, nil
 }
 
 func (g *commandGate) refuse(c SimpleCommand, why string) error {

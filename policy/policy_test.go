@@ -10,11 +10,17 @@ import (
 
 var (
 	readFile = &tool.Tool{Name: "read_file", Risk: tool.RiskLow, Annotations: tool.Annotations{ReadOnly: true}}
-	editTool = &tool.Tool{Name: "edit", Risk: tool.RiskHigh}
-	execTool = &tool.Tool{Name: "exec_command", Risk: tool.RiskHigh, CallRisk: func(json.RawMessage) tool.Risk { return tool.RiskHigh }}
+	editTool = &tool.Tool{Name: "edit", Risk: tool.RiskHigh, WritesSubjectPaths: true}
+	execTool = &tool.Tool{Name: "exec_command", Risk: tool.RiskHigh, ReadOnlyWhenLowRisk: true, CallRisk: func(json.RawMessage) tool.Risk { return tool.RiskHigh }}
 	webFetch = &tool.Tool{Name: "web_fetch", Risk: tool.RiskLow, Annotations: tool.Annotations{ReadOnly: true, OpenWorld: true}}
 	mcpTool  = &tool.Tool{Name: "github__create_issue", Risk: tool.RiskHigh}
 )
+
+// catalogOf is the catalogue a [Policy.CommandGate] reads: the tools whose
+// path deny rules may bind what a command writes.
+func catalogOf(tools ...*tool.Tool) func(context.Context) ([]*tool.Tool, error) {
+	return func(context.Context) ([]*tool.Tool, error) { return tools, nil }
+}
 
 func cmd(s string) []tool.Subject  { return []tool.Subject{{Kind: tool.SubjectCommand, Value: s}} }
 func file(s string) []tool.Subject { return []tool.Subject{{Kind: tool.SubjectPath, Value: s}} }
@@ -137,9 +143,10 @@ func TestCommandGate(t *testing.T) {
 	p, _ := New(Config{Allow: []string{"exec_command(git status)", "exec_command(ls *)"}, Ask: []string{"exec_command(git push *)"},
 		Deny: []string{"exec_command(rm *)", "write_file(.env)"}}, WorkspaceWrite)
 	ctx := context.Background()
-	strict := p.CommandGate(nil, "exec_command", Verdict{Decision: Allow, BySpecifier: true}, false, nil)
-	lenient := p.CommandGate(nil, "exec_command", Verdict{Decision: Allow}, false, nil)
-	approved := p.CommandGate(nil, "exec_command", Verdict{Decision: Ask}, true, nil)
+	catalog := catalogOf(execTool, writeFile)
+	strict := p.CommandGate(nil, "exec_command", Verdict{Decision: Allow, BySpecifier: true}, false, nil, catalog)
+	lenient := p.CommandGate(nil, "exec_command", Verdict{Decision: Allow}, false, nil, catalog)
+	approved := p.CommandGate(nil, "exec_command", Verdict{Decision: Ask}, true, nil, catalog)
 	cases := []struct {
 		name string
 		gate interface {
@@ -174,7 +181,7 @@ func TestCommandGate(t *testing.T) {
 		t.Errorf("a redirect into an ordinary file: %v", err)
 	}
 	ro, _ := New(Config{Default: Allow}, ReadOnly)
-	roGate := ro.CommandGate(nil, "exec_command", Verdict{Decision: Allow}, false, func(argv []string) bool { return argv[0] == "ls" })
+	roGate := ro.CommandGate(nil, "exec_command", Verdict{Decision: Allow}, false, func(argv []string) bool { return argv[0] == "ls" }, nil)
 	if roGate.CheckCommand(ctx, []string{"ls"}) != nil || roGate.CheckCommand(ctx, []string{"touch", "x"}) == nil || roGate.CheckWrite(ctx, "x") == nil {
 		t.Error("read-only gate: ls must run, touch and writes must not")
 	}

@@ -20,6 +20,9 @@ type funcConfig struct {
 	adjust      []func(*jsonschema.Schema)
 	subjects    func(json.RawMessage) ([]Subject, error)
 	callRisk    func(json.RawMessage) Risk
+	// the policy properties of [Tool] of the same names
+	readOnlyWhenLowRisk bool
+	writesSubjectPaths  bool
 }
 
 // WithRisk sets the tool's risk (default [RiskLow] for read-only tools, else
@@ -73,6 +76,16 @@ func WithCallRisk[In any](fn func(In) Risk) Option {
 	}
 }
 
+// ReadOnlyWhenLowRisk marks a tool whose calls rated low by [WithCallRisk]
+// change no file ([Tool].ReadOnlyWhenLowRisk): they may run under the
+// read-only write scope.
+func ReadOnlyWhenLowRisk() Option { return func(c *funcConfig) { c.readOnlyWhenLowRisk = true } }
+
+// WritesSubjectPaths marks a tool that writes the files its path subjects
+// name ([Tool].WritesSubjectPaths): its path deny rules also bind the files
+// a command opens for writing.
+func WritesSubjectPaths() Option { return func(c *funcConfig) { c.writesSubjectPaths = true } }
+
 // Func builds a tool from a typed Go function. For every call it:
 //
 //   - has had the arguments validated against the schema inferred from In
@@ -115,6 +128,9 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, tc
 		Annotations:  cfg.annotations,
 		Subjects:     cfg.subjects,
 		CallRisk:     cfg.callRisk,
+
+		ReadOnlyWhenLowRisk: cfg.readOnlyWhenLowRisk,
+		WritesSubjectPaths:  cfg.writesSubjectPaths,
 		Execute: func(ctx context.Context, tc Context, raw json.RawMessage) (Result, error) {
 			in, err := decodeCall[In](tc, raw)
 			if err != nil {

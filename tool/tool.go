@@ -68,8 +68,25 @@ type Tool struct {
 
 	// CallRisk, when set, classifies one call; it overrides Risk for that call
 	// (exec_command rates `git status` low and `rm` high). It is given
-	// validated arguments.
+	// validated arguments. A rating is not a promise that the call leaves
+	// files alone: that is ReadOnlyWhenLowRisk.
 	CallRisk func(args json.RawMessage) Risk
+
+	// ReadOnlyWhenLowRisk says that a call CallRisk rates low changes no
+	// file, so that it may run under the read-only write scope although the
+	// tool is not annotated ReadOnly. The tool must keep that promise as the
+	// call runs: exec_command checks every command against the read-only
+	// classifier when it runs and starts it in a read-only sandbox. A tool
+	// that does not set it runs under the read-only scope only if annotated
+	// ReadOnly, whatever its calls are rated.
+	ReadOnlyWhenLowRisk bool
+
+	// WritesSubjectPaths says that the tool writes the files its path
+	// subjects name (write_file, edit, apply_patch), so that its path rules
+	// are rules about writing a file: a deny rule such as write_file(.env)
+	// also refuses a command that opens .env for writing (echo x > .env).
+	// The path rules of a tool that does not set it bind only its own calls.
+	WritesSubjectPaths bool
 
 	// Execute runs the tool. A returned error that is not a *Error becomes
 	// EXECUTION_FAILED.
@@ -83,7 +100,8 @@ var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 func ValidName(name string) bool { return namePattern.MatchString(name) }
 
 // Check reports what is wrong with t's declaration, if anything: a bad name, a
-// missing Execute, an input schema that is not an object schema.
+// missing Execute, an input schema that is not an object schema, policy
+// properties that contradict each other.
 func (t *Tool) Check() error {
 	switch {
 	case t == nil:
@@ -98,8 +116,24 @@ func (t *Tool) Check() error {
 		return fmt.Errorf("tool %q: input schema must have type \"object\", has %q", t.Name, t.InputSchema.Type)
 	case t.Risk != RiskLow && t.Risk != RiskHigh:
 		return fmt.Errorf("tool %q: risk must be %q or %q, not %q", t.Name, RiskLow, RiskHigh, t.Risk)
+	case t.ReadOnlyWhenLowRisk && t.CallRisk == nil:
+		return fmt.Errorf("tool %q: ReadOnlyWhenLowRisk without a CallRisk that rates calls", t.Name)
+	case t.WritesSubjectPaths && t.Annotations.ReadOnly:
+		return fmt.Errorf("tool %q: annotated ReadOnly but WritesSubjectPaths", t.Name)
 	}
 	return nil
+}
+
+// MayChangeFiles reports whether a call of t rated risk may change files, by
+// t's own declaration: every call may, unless t is annotated ReadOnly, or it
+// rates its calls and promises that those it rates low change nothing
+// (ReadOnlyWhenLowRisk) and this one is rated low. The policy reads it for
+// the read-only write scope and for protected paths.
+func (t *Tool) MayChangeFiles(risk Risk) bool {
+	if t.Annotations.ReadOnly {
+		return false
+	}
+	return !(t.ReadOnlyWhenLowRisk && t.CallRisk != nil && risk == RiskLow)
 }
 
 // RiskOf returns the risk of one call of t with the given validated arguments.

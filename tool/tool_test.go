@@ -51,11 +51,40 @@ func TestCheck(t *testing.T) {
 		"no schema":     func(t *tool.Tool) { t.InputSchema = nil },
 		"not an object": func(t *tool.Tool) { s := *t.InputSchema; s.Type = "array"; t.InputSchema = &s },
 		"bad risk":      func(t *tool.Tool) { t.Risk = "medium" },
+		// A promise about low-risk calls needs something that rates calls:
+		// without it every call would run read-only on the tool's word alone.
+		"read-only when low-risk, no rating": func(t *tool.Tool) { t.ReadOnlyWhenLowRisk = true },
+		"writes paths, annotated read-only": func(t *tool.Tool) {
+			t.WritesSubjectPaths, t.Annotations.ReadOnly = true, true
+		},
 	} {
 		c := *ok
 		mutate(&c)
 		if c.Check() == nil {
 			t.Errorf("%s: Check passed", name)
+		}
+	}
+}
+
+// TestFuncPolicyProperties checks that the options reach the fields the
+// policy reads, and that a tool built without them claims neither.
+func TestFuncPolicyProperties(t *testing.T) {
+	run := func(context.Context, tool.Context, struct{}) (string, error) { return "", nil }
+	rate := tool.WithCallRisk(func(struct{}) tool.Risk { return tool.RiskLow })
+	cases := []struct {
+		name                string
+		opts                []tool.Option
+		readOnlyWhenLowRisk bool
+		writesSubjectPaths  bool
+	}{
+		{"neither", []tool.Option{rate}, false, false},
+		{"read-only when low-risk", []tool.Option{rate, tool.ReadOnlyWhenLowRisk()}, true, false},
+		{"writes subject paths", []tool.Option{tool.WritesSubjectPaths()}, false, true},
+	}
+	for _, c := range cases {
+		tt := tool.Func("t", "d", run, c.opts...)
+		if tt.ReadOnlyWhenLowRisk != c.readOnlyWhenLowRisk || tt.WritesSubjectPaths != c.writesSubjectPaths {
+			t.Errorf("%s: ReadOnlyWhenLowRisk = %v, WritesSubjectPaths = %v", c.name, tt.ReadOnlyWhenLowRisk, tt.WritesSubjectPaths)
 		}
 	}
 }

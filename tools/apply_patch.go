@@ -36,7 +36,8 @@ func newApplyPatch() *tool.Tool {
 	return tool.Func("apply_patch", applyPatchDescription, applyPatch,
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true}),
-		tool.WithSubjects(applyPatchSubjects))
+		tool.WithSubjects(applyPatchSubjects),
+		tool.WritesSubjectPaths())
 }
 
 // applyPatchSubjects names every path the patch touches, move targets

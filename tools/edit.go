@@ -51,7 +51,8 @@ func newEdit() *tool.Tool {
 	return tool.Func("edit", editDescription, editFile,
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true}),
-		tool.WithSubjects(func(in EditInput) []tool.Subject { return tool.PathSubject(in.Path) }))
+		tool.WithSubjects(func(in EditInput) []tool.Subject { return tool.PathSubject(in.Path) }),
+		tool.WritesSubjectPaths())
 }
 
 func editFile(ctx context.Context, tc tool.Context, in EditInput) (*EditOutput, error) {

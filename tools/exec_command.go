@@ -98,6 +98,7 @@ func newExecCommand() *tool.Tool {
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true, OpenWorld: true}),
 		tool.WithCallRisk(execRisk),
+		tool.ReadOnlyWhenLowRisk(),
 		tool.WithSubjects(func(in ExecCommandInput) []tool.Subject {
 			return []tool.Subject{{Kind: tool.SubjectCommand, Value: in.line()}}
 		}))

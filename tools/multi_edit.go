@@ -47,7 +47,8 @@ func newMultiEdit() *tool.Tool {
 	return tool.Func("multi_edit", multiEditDescription, multiEdit,
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true}),
-		tool.WithSubjects(func(in MultiEditInput) []tool.Subject { return tool.PathSubject(in.Path) }))
+		tool.WithSubjects(func(in MultiEditInput) []tool.Subject { return tool.PathSubject(in.Path) }),
+		tool.WritesSubjectPaths())
 }
 
 func multiEdit(ctx context.Context, tc tool.Context, in MultiEditInput) (*MultiEditOutput, error) {
