@@ -62,10 +62,10 @@ func TestOversizedOutputsAreTrimmedAndKeptWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	view := out.Content.String()
-	marker := fmt.Sprintf("lines omitted; full output: ref=%s, read it with tool_output_cache or search it with tool_output_cache_grep ...]", out.OutputRef)
-	if out.OutputRef == "" || !strings.Contains(view, marker) || len(view) > 50<<10 ||
+	marker := fmt.Sprintf("lines omitted; full output: ref=%s, read it with tool_output_cache or search it with tool_output_cache_grep ...]", out.Content.OutputRef)
+	if out.Content.OutputRef == "" || !strings.Contains(view, marker) || len(view) > 50<<10 ||
 		!strings.HasPrefix(view, "log line 0000001") || !strings.HasSuffix(view, "log line 0100000 of the build output, nothing to see") {
-		t.Fatalf("view of %d bytes, ref %q:\n%s...", len(view), out.OutputRef, view[:200])
+		t.Fatalf("view of %d bytes, ref %q:\n%s...", len(view), out.Content.OutputRef, view[:200])
 	}
 	if strings.Contains(view, "NEEDLE") {
 		t.Fatal("the middle is in the view")
@@ -74,7 +74,7 @@ func TestOversizedOutputsAreTrimmedAndKeptWhole(t *testing.T) {
 		t.Errorf("typed output trimmed to %d bytes", len(got))
 	}
 
-	found, err := tk.Invoke(ctx, outputcache.GrepTool, map[string]any{"ref_id": out.OutputRef, "pattern": "NEEDLE", "before": 1})
+	found, err := tk.Invoke(ctx, outputcache.GrepTool, map[string]any{"ref_id": out.Content.OutputRef, "pattern": "NEEDLE", "before": 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,17 +82,17 @@ func TestOversizedOutputsAreTrimmedAndKeptWhole(t *testing.T) {
 	if found.Content.String() != want {
 		t.Errorf("grep:\n%s\nwant:\n%s", found.Content.String(), want)
 	}
-	read, err := tk.Invoke(ctx, outputcache.ReadTool, map[string]any{"ref_id": out.OutputRef, "offset": 50000, "limit": 1})
+	read, err := tk.Invoke(ctx, outputcache.ReadTool, map[string]any{"ref_id": out.Content.OutputRef, "offset": 50000, "limit": 1})
 	if err != nil || read.Content.String() != " 50000\tthe NEEDLE is here\n(lines 50000-50000 of 100000; continue with offset=50001)" {
 		t.Errorf("read: %q, %v", read.Content.String(), err)
 	}
-	if read.OutputRef != "" || found.OutputRef != "" {
+	if read.Content.OutputRef != "" || found.Content.OutputRef != "" {
 		t.Errorf("the cache tools' answers were cached again")
 	}
 
 	// a second toolkit over the same directory, as a second process
 	second := cacheToolkit(t, quiver.WithOutputCache(store, outputcache.Budget{}))
-	again, err := second.Invoke(ctx, outputcache.GrepTool, map[string]any{"ref_id": out.OutputRef, "pattern": "NEEDLE"})
+	again, err := second.Invoke(ctx, outputcache.GrepTool, map[string]any{"ref_id": out.Content.OutputRef, "pattern": "NEEDLE"})
 	if err != nil || !strings.Contains(again.Content.String(), " 50000:the NEEDLE is here") {
 		t.Errorf("second toolkit: %q, %v", again.Content.String(), err)
 	}
@@ -116,7 +116,7 @@ func TestTheDefaultStoreIsInMemoryAndSharedWithTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, err := tk.Invoke(ctx, outputcache.ReadTool, map[string]any{"ref_id": out.OutputRef, "offset": 3000})
+	page, err := tk.Invoke(ctx, outputcache.ReadTool, map[string]any{"ref_id": out.Content.OutputRef, "offset": 3000})
 	if err != nil || !strings.HasPrefix(page.Content.String(), "  3000\tlog line 0003000") {
 		t.Errorf("%q, %v", page.Content.String(), err)
 	}
@@ -133,8 +133,8 @@ func TestOutputBudgetIsConfigurable(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.Content.String(), "\n")
-	if len(lines) > 10 || out.OutputRef != "" || !strings.Contains(out.Content.String(), "the output cache is off") {
-		t.Errorf("%d lines, ref %q:\n%s", len(lines), out.OutputRef, out.Content.String())
+	if len(lines) > 10 || out.Content.OutputRef != "" || !strings.Contains(out.Content.String(), "the output cache is off") {
+		t.Errorf("%d lines, ref %q:\n%s", len(lines), out.Content.OutputRef, out.Content.String())
 	}
 	if _, err := tk.Invoke(context.Background(), outputcache.ReadTool, map[string]any{"ref_id": "out_aaaaaaaaaaaaaaaaaaaaaaaaaa"}); tool.CodeOf(err) != tool.CodeExecutionFailed {
 		t.Errorf("reading without a store: %v", err)

@@ -31,13 +31,15 @@ type ToolCall struct {
 
 // Output is the result of one call, in the shape of a "function" message.
 type Output struct {
-	Role      string      `json:"role"` // always "function"
-	Name      string      `json:"name"` // the name that was called
-	CallID    string      `json:"call_id"`
-	Content   tool.Result `json:"content"` // the model's view; an error result when Err is set
-	OutputRef string      `json:"output_ref,omitempty"`
-	Provider  string      `json:"provider,omitempty"` // who served the call
-	Err       *tool.Error `json:"-"`                  // the failure, if any
+	Role   string `json:"role"` // always "function"
+	Name   string `json:"name"` // the name that was called
+	CallID string `json:"call_id"`
+	// Content is the model's view; an error result when Err is set. When
+	// the output cache trimmed it, Content.OutputRef is the whole output's
+	// reference.
+	Content  tool.Result `json:"content"`
+	Provider string      `json:"provider,omitempty"` // who served the call
+	Err      *tool.Error `json:"-"`                  // the failure, if any
 }
 
 // Invoke runs the tool called name with args through the whole pipeline.
@@ -133,7 +135,7 @@ func (tk *Toolkit) runWith(ctx context.Context, tc ToolCall, typed bool) (out Ou
 		out.Err, out.Content = te, tool.ErrorResult(c.Name, te)
 		return out
 	}
-	out.Content, out.OutputRef = res, res.OutputRef
+	out.Content = res
 	if c.entry != nil {
 		out.Provider = c.entry.Provider
 	}
@@ -368,7 +370,7 @@ func (tk *Toolkit) record(ctx context.Context, c *call, out *Output, start time.
 	r := audit.Record{Time: start.UTC(), CallID: c.ID, Tool: c.Name,
 		DurationMS: float64(time.Since(start).Microseconds()) / 1000,
 		Decision:   string(c.verdict.Decision), Rule: c.verdict.Rule, Approver: c.approval.By,
-		Outcome: "ok", OutputRef: out.OutputRef}
+		Outcome: "ok", OutputRef: out.Content.OutputRef}
 	if c.entry != nil {
 		r.Provider = c.entry.Provider
 	}

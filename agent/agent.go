@@ -237,8 +237,8 @@ func runCalls(ctx context.Context, tk *quiver.Toolkit, calls []driver.ToolCall, 
 			err = out.Err
 		}
 		results[index[j]] = driver.ResultFor(c, out.Content, err)
-		if out.OutputRef != "" {
-			refs[c.ID] = out.OutputRef
+		if out.Content.OutputRef != "" {
+			refs[c.ID] = out.Content.OutputRef
 		}
 		if s, ok := tools.IsDone(out.Content); ok && err == nil {
 			summary, done = s, true

@@ -75,8 +75,8 @@ func callResult(out quiver.Output, listed *tool.Tool) *mcp.CallToolResult {
 		}
 		return res
 	}
-	if out.OutputRef != "" {
-		res.Meta = mcp.Meta{MetaOutputRef: out.OutputRef}
+	if out.Content.OutputRef != "" {
+		res.Meta = mcp.Meta{MetaOutputRef: out.Content.OutputRef}
 	}
 	if hasOutputSchema(listed) && out.Content.Output != nil && !out.Content.IsError {
 		res.StructuredContent = out.Content.Output

@@ -76,7 +76,7 @@ type errorJSON struct {
 func (a *app) printCall(cmd *cobra.Command, out quiver.Output) error {
 	if a.flags.json {
 		j := callJSON{Name: out.Name, IsError: out.Content.IsError, Content: out.Content.String(),
-			Output: out.Content.Output, OutputRef: out.OutputRef, Provider: out.Provider}
+			Output: out.Content.Output, OutputRef: out.Content.OutputRef, Provider: out.Provider}
 		if out.Err != nil {
 			j.Error = &errorJSON{Code: out.Err.Code, Message: out.Err.Message, Tool: out.Err.Tool, Retriable: out.Err.Retriable}
 		}

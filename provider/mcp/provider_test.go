@@ -201,8 +201,8 @@ func TestCallsThroughThePipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if view := out.Content.String(); out.OutputRef == "" || strings.Contains(view, "line 1500\n") || !strings.Contains(view, out.OutputRef) {
-		t.Errorf("a 3000-line answer came back with ref %q and a view of %d bytes; want it trimmed through the output cache", out.OutputRef, len(view))
+	if view := out.Content.String(); out.Content.OutputRef == "" || strings.Contains(view, "line 1500\n") || !strings.Contains(view, out.Content.OutputRef) {
+		t.Errorf("a 3000-line answer came back with ref %q and a view of %d bytes; want it trimmed through the output cache", out.Content.OutputRef, len(view))
 	}
 }
 
