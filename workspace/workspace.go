@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/quiverkit/quiver/tool"
@@ -51,6 +52,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
+	learnPathEscapes(root)
 	w := &Workspace{dir: abs, root: root}
 	if opts.AllowOutside {
 		if w.outside, err = os.OpenRoot("/"); err != nil {
@@ -129,6 +131,23 @@ func escapeError(p string) *tool.Error {
 	return tool.Errorf(tool.CodeSandboxViolation, "path %q is outside the workspace", p)
 }
 
+// errPathEscapes is the error os.Root gives for a path that leads out of
+// it: by spelling, or through a symbolic link. Package os does not export
+// it, and its text is no contract; but os refuses a path that begins with a
+// separator with this very error, before any system call, so the first
+// workspace opened asks its root for one and keeps what comes back.
+var (
+	errPathEscapes     error
+	learnedPathEscapes sync.Once
+)
+
+func learnPathEscapes(r *os.Root) {
+	learnedPathEscapes.Do(func() {
+		_, err := r.Lstat("/")
+		errPathEscapes = unwrapPath(err)
+	})
+}
+
 // classify turns an error from an os.Root operation on p into a *tool.Error
 // with a code and a message a model can act on.
 func classify(op, p string, err error) error {
@@ -139,9 +158,8 @@ func classify(op, p string, err error) error {
 	if errors.As(err, &te) {
 		return te
 	}
-	msg := err.Error()
 	switch {
-	case strings.Contains(msg, "path escapes from parent"):
+	case errPathEscapes != nil && errors.Is(err, errPathEscapes):
 		return &tool.Error{Code: tool.CodeSandboxViolation, Message: fmt.Sprintf("path %q resolves outside the workspace (through a symbolic link or ..)", p), Err: err}
 	case errors.Is(err, syscall.ELOOP):
 		return &tool.Error{Code: tool.CodeSandboxViolation, Message: fmt.Sprintf("path %q: too many levels of symbolic links", p), Err: err}
