@@ -23,7 +23,11 @@ func looksUnified(lines []string) bool {
 }
 
 var (
-	hunkHeader   = regexp.MustCompile(`^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$`)
+	hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$`)
+	// gitdiffLine is how go-gitdiff (v0.9.0) says where a parse failed: its
+	// errors are plain fmt.Errorf values, "gitdiff: line N: ...", with no type
+	// or field to ask instead. Only the line number shown to the model is
+	// read from it; a message of another form is shown whole.
 	gitdiffLine  = regexp.MustCompile(`^gitdiff: line (\d+): `)
 	devNullNames = map[string]bool{"/dev/null": true}
 )
@@ -41,7 +45,9 @@ func parseUnified(lines []string, base int) (*Patch, error) {
 			n, _ := strconv.Atoi(m[1])
 			line, msg = base+n, msg[len(m[0]):]
 		}
-		return nil, parseError(line, "unified diff: %s", msg)
+		e := parseError(line, "unified diff: %s", msg)
+		e.Err = err
+		return nil, e
 	}
 	strip := !hasGitHeader(lines) && abPrefixed(lines)
 	out := &Patch{Format: FormatUnified}
