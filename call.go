@@ -20,7 +20,7 @@ func Call[In, Out any](ctx context.Context, tk *Toolkit, t tool.Ref[In, Out], in
 	var zero Out
 	raw, err := json.Marshal(in)
 	if err != nil {
-		return zero, tool.Errorf(tool.CodeInvalidToolArgumentsType, "marshal input: %v", err).WithTool(t.Name)
+		return zero, tool.Errorf(tool.CodeInvalidToolArgumentsType, "marshal input: %w", err).WithTool(t.Name)
 	}
 	out := tk.runTyped(ctx, ToolCall{Name: t.Name, Arguments: raw})
 	if out.Err != nil {

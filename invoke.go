@@ -52,7 +52,9 @@ type Output struct {
 func (tk *Toolkit) Invoke(ctx context.Context, name string, args any) (Output, error) {
 	raw, err := rawArgs(args)
 	if err != nil {
-		return tk.InvokeCall(ctx, ToolCall{Name: name, Arguments: json.RawMessage("null")})
+		// The cause is kept: "got null" would hide why the arguments were lost.
+		te := tool.Errorf(tool.CodeInvalidToolArgumentsType, "arguments do not marshal to JSON: %w", err).WithTool(name)
+		return Output{Role: "function", Name: name, Content: tool.ErrorResult(name, te), Err: te}, te
 	}
 	return tk.InvokeCall(ctx, ToolCall{Name: name, Arguments: raw})
 }
