@@ -13,6 +13,7 @@ import (
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/audit"
+	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/tools"
@@ -118,7 +119,7 @@ func TestAuditRecordOfARefusedCall(t *testing.T) {
 	if r.Outcome != "TOOL_NOT_ALLOWED" || string(r.Arguments) != `{"command":"rm -rf x"}` || len(r.Commands) != 0 {
 		t.Errorf("refused call: outcome %s, arguments %s, commands %q", r.Outcome, r.Arguments, r.Commands)
 	}
-	tk.InvokeCall(ctx, quiver.ToolCall{Name: "read_file", Arguments: json.RawMessage(`{"path": "a", "token": "t0k3n"`)})
+	tk.InvokeCall(ctx, driver.ToolCall{Name: "read_file", Arguments: json.RawMessage(`{"path": "a", "token": "t0k3n"`)})
 	r = lastRecord(t, sink)
 	if r.Outcome != "INVALID_TOOL_ARGUMENTS_TYPE" || string(r.Arguments) != `"{\"path\": \"a\", \"token\": [REDACTED]"` {
 		t.Errorf("malformed call: outcome %s, arguments %s", r.Outcome, r.Arguments)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/audit"
+	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -39,7 +40,7 @@ func BenchmarkInvoke(b *testing.B) {
 	}
 	defer tk.Close()
 	ctx := context.Background()
-	call := quiver.ToolCall{ID: "c1", Name: "greet", Arguments: benchArgs}
+	call := driver.ToolCall{ID: "c1", Name: "greet", Arguments: benchArgs}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := tk.InvokeCall(ctx, call); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -22,7 +23,7 @@ func Call[In, Out any](ctx context.Context, tk *Toolkit, t tool.Ref[In, Out], in
 	if err != nil {
 		return zero, tool.Errorf(tool.CodeInvalidToolArgumentsType, "marshal input: %w", err).WithTool(t.Name)
 	}
-	out := tk.runTyped(ctx, ToolCall{Name: t.Name, Arguments: raw})
+	out := tk.runTyped(ctx, driver.ToolCall{Name: t.Name, Arguments: raw})
 	if out.Err != nil {
 		return zero, out.Err
 	}
@@ -34,6 +35,6 @@ func Call[In, Out any](ctx context.Context, tk *Toolkit, t tool.Ref[In, Out], in
 }
 
 // runTyped is run for typed callers: the output is not trimmed.
-func (tk *Toolkit) runTyped(ctx context.Context, c ToolCall) Output {
+func (tk *Toolkit) runTyped(ctx context.Context, c driver.ToolCall) Output {
 	return tk.runWith(ctx, c, true)
 }

@@ -9,9 +9,20 @@
 //	out, err := tk.Invoke(ctx, "read_file", map[string]any{"path": "go.mod"})
 //	fmt.Println(out.Content) // numbered lines, as the model sees them
 //
-// Every entry point — Invoke, InvokeAll, the typed [Call], the CLI, the MCP
-// server, the agent loop — goes through one pipeline, in this fixed order
-// (DESIGN.md section 1):
+// There are four ways to start a call; pick by who made it:
+//
+//   - [Toolkit.Invoke]: the host's own call, by name, with arguments as a
+//     map, a struct or JSON text.
+//   - [Call]: the host's own call with a tool's typed input and output (a
+//     [tool.Ref] such as tools.ReadFile), checked at compile time and never
+//     trimmed by the output cache.
+//   - [Toolkit.InvokeCall]: one call a model asked for, a [driver.ToolCall]
+//     whose id keys the audit record (the MCP server, quiver call).
+//   - [Toolkit.InvokeAll]: a model's turn of calls, run as concurrently as
+//     is safe, outputs in call order (the agent loop).
+//
+// They all go through one pipeline, as do the CLI, the MCP server and the
+// agent loop built on them, in this fixed order (DESIGN.md section 1):
 //
 //	resolve   the registry finds the provider and tool (aliases followed)   TOOL_NOT_FOUND
 //	gate      tool-level policy: bare deny, write scope                     TOOL_NOT_ALLOWED

@@ -12,22 +12,13 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver/audit"
+	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/schema"
 	"github.com/quiverkit/quiver/tool"
 )
-
-// ToolCall is one call as a model (or a host) makes it.
-type ToolCall struct {
-	ID        string          // the model's call id; one is made when empty
-	Name      string          // the tool's name, or an alias
-	Arguments json.RawMessage // must be a JSON object
-	// Provider, when set, forces the provider that serves the call
-	// (quiver call --provider): for comparing backends.
-	Provider string
-}
 
 // Output is the result of one call, in the shape of a "function" message.
 type Output struct {
@@ -56,11 +47,14 @@ func (tk *Toolkit) Invoke(ctx context.Context, name string, args any) (Output, e
 		te := tool.Errorf(tool.CodeInvalidToolArgumentsType, "arguments do not marshal to JSON: %w", err).WithTool(name)
 		return Output{Role: "function", Name: name, Content: tool.ErrorResult(name, te), Err: te}, te
 	}
-	return tk.InvokeCall(ctx, ToolCall{Name: name, Arguments: raw})
+	return tk.InvokeCall(ctx, driver.ToolCall{Name: name, Arguments: raw})
 }
 
-// InvokeCall is [Toolkit.Invoke] for a call with an id (a model's tool call).
-func (tk *Toolkit) InvokeCall(ctx context.Context, c ToolCall) (Output, error) {
+// InvokeCall is [Toolkit.Invoke] for one call a model asked for: its id
+// (one is made when empty) keys the audit record and the output cache's
+// reference, and its Arguments must be a JSON object. The call's Metadata is
+// the driver's business and is not looked at.
+func (tk *Toolkit) InvokeCall(ctx context.Context, c driver.ToolCall) (Output, error) {
 	out := tk.run(ctx, c)
 	if out.Err != nil {
 		return out, out.Err
@@ -82,7 +76,7 @@ func rawArgs(args any) (json.RawMessage, error) {
 
 // call is the state of one call as it moves down the pipeline.
 type call struct {
-	ToolCall
+	driver.ToolCall
 	entry    *provider.Entry
 	tool     *tool.Tool
 	args     json.RawMessage
@@ -118,11 +112,11 @@ func (c *call) commandGate() tool.CommandGate {
 }
 
 // run is the pipeline of DESIGN.md section 1, top to bottom.
-func (tk *Toolkit) run(ctx context.Context, tc ToolCall) Output {
+func (tk *Toolkit) run(ctx context.Context, tc driver.ToolCall) Output {
 	return tk.runWith(ctx, tc, false)
 }
 
-func (tk *Toolkit) runWith(ctx context.Context, tc ToolCall, typed bool) (out Output) {
+func (tk *Toolkit) runWith(ctx context.Context, tc driver.ToolCall, typed bool) (out Output) {
 	start := time.Now()
 	c := &call{ToolCall: tc, typed: typed, tk: tk}
 	if c.ID == "" {
@@ -178,16 +172,20 @@ func (tk *Toolkit) pipeline(ctx context.Context, c *call) (tool.Result, error) {
 // resolve finds the tool (following aliases) and the provider serving it.
 func (tk *Toolkit) resolve(ctx context.Context, c *call) error {
 	var err error
-	if c.Provider != "" {
-		c.entry, c.args, err = tk.registry.ResolveFrom(ctx, c.Provider, c.Name, c.Arguments)
-	} else {
-		c.entry, c.args, err = tk.registry.Resolve(ctx, c.Name, c.Arguments)
-	}
-	if err != nil {
+	if c.entry, c.args, err = tk.lookup(ctx, c.Name, c.Arguments); err != nil {
 		return err
 	}
 	c.tool = c.entry.Tool
 	return nil
+}
+
+// lookup is the registry's answer for name, from the one provider
+// [WithOnlyProvider] named if it named one.
+func (tk *Toolkit) lookup(ctx context.Context, name string, args json.RawMessage) (*provider.Entry, json.RawMessage, error) {
+	if tk.onlyProvider != "" {
+		return tk.registry.ResolveFrom(ctx, tk.onlyProvider, name, args)
+	}
+	return tk.registry.Resolve(ctx, name, args)
 }
 
 // checkObject decodes args, which must be a JSON object.
@@ -199,7 +197,7 @@ func checkObject(args json.RawMessage) (map[string]any, error) {
 	}
 	m, err := schema.ParseObject(trimmed)
 	if err != nil {
-		return nil, tool.Errorf(tool.CodeInvalidToolArgumentsType, "arguments are not valid JSON: %v", err)
+		return nil, tool.Errorf(tool.CodeInvalidToolArgumentsType, "arguments are not valid JSON: %w", err)
 	}
 	return m, nil
 }
@@ -232,12 +230,12 @@ func describeJSON(b []byte) string {
 func (tk *Toolkit) validate(c *call, m map[string]any) error {
 	v, err := tk.validator(c.tool)
 	if err != nil {
-		return tool.Errorf(tool.CodeInternal, "tool %q has an unusable input schema: %v", c.tool.Name, err)
+		return tool.Errorf(tool.CodeInternal, "tool %q has an unusable input schema: %w", c.tool.Name, err)
 	}
 	changed, err := v.Validate(m)
 	if err != nil {
 		var fe *schema.FieldError
-		te := tool.Errorf(tool.CodeInvalidArguments, "%v", err)
+		te := tool.Errorf(tool.CodeInvalidArguments, "%w", err)
 		if errors.As(err, &fe) {
 			te.WithDetail("field", fe.Field).WithDetail("rule", fe.Rule)
 		}
@@ -245,7 +243,7 @@ func (tk *Toolkit) validate(c *call, m map[string]any) error {
 	}
 	if changed {
 		if c.args, err = json.Marshal(m); err != nil {
-			return tool.Errorf(tool.CodeInternal, "re-encode arguments: %v", err)
+			return tool.Errorf(tool.CodeInternal, "re-encode arguments: %w", err)
 		}
 	}
 	return nil
@@ -386,12 +384,4 @@ func (tk *Toolkit) record(ctx context.Context, c *call, out *Output, start time.
 	if err := tk.audit.Record(ctx, r); err != nil {
 		tk.logger.WarnContext(ctx, "audit record lost", "call_id", c.ID, "err", err)
 	}
-}
-
-// InvokeTool runs one call and returns the model's view of its result; it
-// is what package driver's Invoker asks of a toolkit. On failure the result
-// is the error result to send back, and err the *tool.Error.
-func (tk *Toolkit) InvokeTool(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error) {
-	out, err := tk.InvokeCall(ctx, ToolCall{ID: id, Name: name, Arguments: args})
-	return out.Content, err
 }

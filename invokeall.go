@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -12,7 +13,7 @@ import (
 // run concurrently; any other call waits for those before it, runs alone, and
 // is waited for by those after it, so a write never races a read of the same
 // turn.
-func (tk *Toolkit) InvokeAll(ctx context.Context, calls []ToolCall) []Output {
+func (tk *Toolkit) InvokeAll(ctx context.Context, calls []driver.ToolCall) []Output {
 	outs := make([]Output, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {
@@ -34,8 +35,8 @@ func (tk *Toolkit) InvokeAll(ctx context.Context, calls []ToolCall) []Output {
 // parallelSafe reports whether c may run beside other calls: its tool is
 // read-only and the call is low-risk. Unknown tools are run in order (they
 // fail fast anyway).
-func (tk *Toolkit) parallelSafe(ctx context.Context, c ToolCall) bool {
-	e, args, err := tk.registry.Resolve(ctx, c.Name, c.Arguments)
+func (tk *Toolkit) parallelSafe(ctx context.Context, c driver.ToolCall) bool {
+	e, args, err := tk.lookup(ctx, c.Name, c.Arguments)
 	if err != nil {
 		return false
 	}

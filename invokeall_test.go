@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -56,10 +57,10 @@ func TestInvokeAllRunsReadsConcurrentlyAndWritesAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tk.Close()
-	var calls []quiver.ToolCall
+	var calls []driver.ToolCall
 	names := []string{"slow_read", "slow_read", "slow_read", "slow_write", "slow_read", "slow_read", "nope", "slow_write"}
 	for i, n := range names {
-		calls = append(calls, quiver.ToolCall{ID: fmt.Sprint("c", i), Name: n, Arguments: json.RawMessage(fmt.Sprintf(`{"text":"%d"}`, i))})
+		calls = append(calls, driver.ToolCall{ID: fmt.Sprint("c", i), Name: n, Arguments: json.RawMessage(fmt.Sprintf(`{"text":"%d"}`, i))})
 	}
 	outs := tk.InvokeAll(context.Background(), calls)
 	for i, o := range outs {

@@ -43,13 +43,14 @@ type Toolkit struct {
 	cacheConfig // the output cache step's settings (cache.go)
 	auditConfig // the audit step's settings (auditrecord.go)
 
-	root       string
-	noBuiltin  bool
-	providers  []provider.Provider
-	aliases    []provider.Alias
-	validators sync.Map // *tool.Tool -> *schema.Validator
-	calls      atomic.Uint64
-	closed     atomic.Bool
+	root         string
+	noBuiltin    bool
+	onlyProvider string // WithOnlyProvider
+	providers    []provider.Provider
+	aliases      []provider.Alias
+	validators   sync.Map // *tool.Tool -> *schema.Validator
+	calls        atomic.Uint64
+	closed       atomic.Bool
 }
 
 // Option configures a [Toolkit].
@@ -96,6 +97,13 @@ func WithTimeout(d time.Duration) Option {
 // WithProvider adds a tool provider.
 func WithProvider(p provider.Provider) Option {
 	return func(tk *Toolkit) error { tk.providers = append(tk.providers, p); return nil }
+}
+
+// WithOnlyProvider serves every call from the provider with ID id alone
+// (aliases followed), as if no other provider were there: for comparing
+// backends (quiver call --provider). "" leaves every provider in.
+func WithOnlyProvider(id string) Option {
+	return func(tk *Toolkit) error { tk.onlyProvider = id; return nil }
 }
 
 // WithAlias adds an alias.

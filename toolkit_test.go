@@ -339,3 +339,48 @@ func TestAliases(t *testing.T) {
 		t.Fatalf("alias call = %+v, %v", out, err)
 	}
 }
+
+// lowProvider serves one tool below the host's tools, where a tool of the
+// same name is shadowed.
+type lowProvider struct{ tools []*tool.Tool }
+
+func (lowProvider) ID() string                                    { return "low" }
+func (lowProvider) Priority() int                                 { return provider.PriorityBuiltin - 1 }
+func (p lowProvider) Tools(context.Context) ([]*tool.Tool, error) { return p.tools, nil }
+
+// TestOnlyProvider: WithOnlyProvider serves every call from the provider it
+// names, a shadowed tool included (quiver call --provider), and finds nothing
+// that provider does not serve.
+func TestOnlyProvider(t *testing.T) {
+	low := lowProvider{tools: []*tool.Tool{tool.Func("echo", "Echoes text, from below.",
+		func(_ context.Context, _ tool.Context, in echoInput) (echoOutput, error) {
+			return echoOutput{Text: "low:" + in.Text}, nil
+		}, tool.ReadOnly())}}
+	type result struct {
+		Text, Provider string
+		Code           tool.Code
+	}
+	tests := []struct {
+		name, only, tool string
+		want             result
+	}{
+		{"every provider", "", "echo", result{Text: "hi", Provider: "host"}},
+		{"the shadowed one", "low", "echo", result{Text: "low:hi", Provider: "low"}},
+		{"the top one", "host", "echo", result{Text: "hi", Provider: "host"}},
+		{"a tool it lacks", "low", "panics", result{Code: tool.CodeToolNotFound}},
+		{"no such provider", "nobody", "echo", result{Code: tool.CodeToolNotFound}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tk, _, _ := newToolkit(t, quiver.WithProvider(low), quiver.WithOnlyProvider(tt.only))
+			out, err := tk.Invoke(context.Background(), tt.tool, map[string]any{"text": "hi"})
+			got := result{Provider: out.Provider, Code: tool.CodeOf(err)}
+			if err == nil {
+				got.Text = out.Content.Output.(echoOutput).Text
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -218,14 +218,14 @@ func ask(ctx context.Context, cfg *Config, req driver.Request) (*driver.Response
 // arguments did not parse is answered without running anything.
 func runCalls(ctx context.Context, tk *quiver.Toolkit, calls []driver.ToolCall, refs map[string]string) ([]driver.ToolResult, string, bool) {
 	results := make([]driver.ToolResult, len(calls))
-	var runnable []quiver.ToolCall
+	var runnable []driver.ToolCall
 	var index []int
 	for i, c := range calls {
 		if c.Arguments == nil {
 			results[i] = driver.Invoke(ctx, nil, c) // answered before the invoker is used
 			continue
 		}
-		runnable = append(runnable, quiver.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		runnable = append(runnable, c)
 		index = append(index, i)
 	}
 	var summary string

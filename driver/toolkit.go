@@ -25,8 +25,8 @@ func Definitions(tools []*tool.Tool, strict bool) []ToolDefinition {
 
 // Invoker runs one tool call through a toolkit's whole pipeline; id is the
 // provider's call id, which keys the audit record and output-cache
-// references. The root package's Toolkit is one (through InvokeTool, or
-// adapted with [InvokerFunc] around its InvokeCall).
+// references. The root package's Toolkit becomes one with [InvokerFunc]
+// around its InvokeCall.
 //
 // The returned error, when not nil, is the call's failure (a *tool.Error with
 // its code for pipeline refusals such as TOOL_NOT_FOUND); Result is then

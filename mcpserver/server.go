@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -254,7 +255,7 @@ func (s *Server) invoke(ctx context.Context, req *mcp.CallToolRequest) quiver.Ou
 		args = json.RawMessage("{}") // arguments are optional in MCP
 	}
 	start := time.Now()
-	out, _ := s.tk.InvokeCall(ctx, quiver.ToolCall{ID: callID, Name: req.Params.Name, Arguments: args})
+	out, _ := s.tk.InvokeCall(ctx, driver.ToolCall{ID: callID, Name: req.Params.Name, Arguments: args})
 	var code tool.Code
 	if out.Err != nil {
 		code = out.Err.Code

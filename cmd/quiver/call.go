@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/spf13/cobra"
 )
@@ -26,14 +27,14 @@ func (a *app) callCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tk, err := a.toolkit()
+			tk, err := a.toolkit(quiver.WithOnlyProvider(providerID))
 			if err != nil {
 				return err
 			}
 			defer a.close()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			out, _ := tk.InvokeCall(ctx, quiver.ToolCall{Name: args[0], Arguments: raw, Provider: providerID})
+			out, _ := tk.InvokeCall(ctx, driver.ToolCall{Name: args[0], Arguments: raw})
 			return a.printCall(cmd, out)
 		},
 	}

@@ -40,7 +40,7 @@ func toolkit() (*quiver.Toolkit, driver.Invoker, func()) {
 		panic(err)
 	}
 	inv := driver.InvokerFunc(func(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error) {
-		out, err := tk.InvokeCall(ctx, quiver.ToolCall{ID: id, Name: name, Arguments: args})
+		out, err := tk.InvokeCall(ctx, driver.ToolCall{ID: id, Name: name, Arguments: args})
 		return out.Content, err
 	})
 	return tk, inv, func() { tk.Close(); os.RemoveAll(dir) }
