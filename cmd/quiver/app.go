@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -12,6 +13,9 @@ import (
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/cli"
+	mcpprovider "github.com/quiverkit/quiver/provider/mcp"
+	"github.com/quiverkit/quiver/provider/script"
 )
 
 // globalFlags are the flags every command shares.
@@ -20,18 +24,25 @@ type globalFlags struct {
 	yes, json                       bool
 }
 
-// app is the state a command run shares: flags, then the loaded
-// configuration and the toolkit built from both.
+// app is the state of one run of the command: flags, then the loaded
+// configuration, the toolkit built from both, and the providers that
+// toolkit was given, which `quiver tools`, `config check` and `serve` ask
+// about after it is built. Everything a run makes hangs here, so that
+// nothing outlives it or leaks into another run in the same process (the
+// tests').
 type app struct {
 	flags  globalFlags
 	cfg    *config.Config
 	closer []io.Closer
-}
 
-// wirings add toolkit options from the configuration; files that bring a
-// tool source (CLI programs, MCP servers, the output store) add theirs in
-// init, so each feature's wiring sits beside it.
-var wirings []func(a *app, cfg *config.Config) ([]quiver.Option, error)
+	// mcpLog receives the MCP providers' logs; `quiver serve` sets it to
+	// its log before building the toolkit, nil discards them.
+	mcpLog *slog.Logger
+	// The providers wired in: nil (empty) when their source is off.
+	cli     *cli.Provider
+	scripts *script.Provider
+	mcp     []*mcpprovider.Provider
+}
 
 // loadConfig reads the configuration once. Errors are usage errors.
 func (a *app) loadConfig() (*config.Config, error) {
@@ -53,16 +64,9 @@ func (a *app) toolkit(extra ...quiver.Option) (*quiver.Toolkit, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts, err := a.baseOptions(cfg)
+	opts, err := a.toolkitOptions(cfg)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
-	}
-	for _, w := range wirings {
-		more, err := w(a, cfg)
-		if err != nil {
-			return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
-		}
-		opts = append(opts, more...)
 	}
 	opts = append(opts, extra...)
 	// Review wraps whichever approver the command chose, so it comes last.
@@ -79,6 +83,31 @@ func (a *app) toolkit(extra ...quiver.Option) (*quiver.Toolkit, error) {
 	}
 	a.closer = append(a.closer, tk)
 	return tk, nil
+}
+
+// toolkitOptions are the toolkit's options from the flags and the
+// configuration: the base (policy, root, approver, audit), then each tool
+// source and setting in turn. Later options win, so the order is the
+// precedence.
+func (a *app) toolkitOptions(cfg *config.Config) ([]quiver.Option, error) {
+	var opts []quiver.Option
+	for _, step := range []func(*config.Config) ([]quiver.Option, error){
+		a.baseOptions,
+		a.wireBuiltin,
+		a.wireCLI,
+		a.wireCustom,
+		a.wireExec,
+		a.wireMCP,
+		a.wireOutput,
+		a.wireWeb,
+	} {
+		more, err := step(cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, more...)
+	}
+	return opts, nil
 }
 
 // writeScope is the --write-scope flag, else the configuration's scope.

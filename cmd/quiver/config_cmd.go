@@ -34,7 +34,7 @@ func (a *app) configCommand() *cobra.Command {
 			out := cmd.OutOrStdout()
 			fmt.Fprintln(out, name+": ok")
 			fmt.Fprintln(out, sourcesNote(c))
-			for _, line := range cliNotes(a) {
+			for _, line := range a.cliNotes() {
 				fmt.Fprintln(out, line)
 			}
 			fmt.Fprintln(out, reviewNote(c))

@@ -25,10 +25,6 @@ const (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// commands holds constructors of subcommands; files add theirs in init, so
-// that a feature's command lives beside its wiring.
-var commands []func(*app) *cobra.Command
-
 func main() {
 	os.Exit(run(os.Args[1:]))
 }
@@ -60,6 +56,9 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
+// rootCommand is the whole command tree: the flags every command shares,
+// then each subcommand. Nothing registers itself from elsewhere; a new
+// command is added here.
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "quiver",
@@ -75,10 +74,16 @@ func (a *app) rootCommand() *cobra.Command {
 	f.BoolVar(&a.flags.yes, "yes", false, "approve every call the policy would ask about")
 	f.BoolVar(&a.flags.json, "json", false, "machine-readable output")
 	f.StringVar(&a.flags.audit, "audit", "", "append one JSON audit line per call to this file")
-	root.AddCommand(a.toolsCommand(), a.callCommand(), a.configCommand(), versionCommand())
-	for _, c := range commands {
-		root.AddCommand(c(a))
-	}
+	root.AddCommand(
+		a.toolsCommand(),
+		a.callCommand(),
+		a.configCommand(),
+		versionCommand(),
+		a.mcpCommand(),
+		a.runCommand(),
+		a.sandboxCommand(),
+		a.serveCommand(),
+	)
 	return root
 }
 

@@ -16,8 +16,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { commands = append(commands, (*app).mcpCommand) }
-
 // mcpClientFlags are the flags of the `quiver mcp` client commands.
 type mcpClientFlags struct {
 	headers []string

@@ -28,8 +28,6 @@ import (
 	"google.golang.org/genai"
 )
 
-func init() { commands = append(commands, (*app).runCommand) }
-
 // exitIncomplete is `quiver run`'s exit status when the model's last reply
 // was cut off by the output token limit: not an answer, and not a failure
 // of a tool either.

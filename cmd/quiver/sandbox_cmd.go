@@ -12,8 +12,6 @@ import (
 	"github.com/quiverkit/quiver/sandbox"
 )
 
-func init() { commands = append(commands, (*app).sandboxCommand) }
-
 // sandboxCommand is `quiver sandbox -- CMD ARGS...`: a command run under
 // exactly the profile exec_command gives an approved call (the write scope's,
 // the [sandbox] settings, the protected paths), so that a user can try what

@@ -20,8 +20,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { commands = append(commands, (*app).serveCommand) }
-
 // serveFlags are the flags of `quiver serve`.
 type serveFlags struct {
 	http           string
@@ -98,7 +96,7 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		return &exitError{code: exitUsage, msg: "quiver serve: " + err.Error()}
 	}
 	defer closeLog()
-	mcpLog = logger
+	a.mcpLog = logger
 
 	opts, addr, err := a.serveOptions(f, logger)
 	if err != nil {
@@ -261,10 +259,7 @@ func (a *app) readyChecks() []mcpserver.Check {
 	if cfg, err := a.loadConfig(); err == nil && !cfg.Sandbox.Disabled {
 		checks = append(checks, mcpserver.Check{Name: "sandbox", Func: func(context.Context) error { return sandbox.Check() }})
 	}
-	mcpMu.Lock()
-	providers := mcpProviders[a]
-	mcpMu.Unlock()
-	for _, p := range providers {
+	for _, p := range a.mcp {
 		// Up, or down and marked so: either way Tools returns. A server
 		// still starting past the probe's deadline is not ready.
 		checks = append(checks, mcpserver.Check{Name: p.ID(), Func: func(ctx context.Context) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -35,10 +36,6 @@ type providerJSON struct {
 	Tools    int    `json:"tools"`
 	Error    string `json:"error,omitempty"`
 }
-
-// notes are extra lines `quiver tools` prints (suggestions to install a
-// faster program); wirings append to it.
-var notes []func(a *app) []string
 
 func (a *app) toolsCommand() *cobra.Command {
 	return &cobra.Command{
@@ -107,12 +104,18 @@ func (a *app) printTools(cmd *cobra.Command, list []toolJSON, provs []providerJS
 			fmt.Fprintf(cmd.OutOrStdout(), "provider %s unavailable: %s\n", p.ID, p.Error)
 		}
 	}
-	for _, n := range notes {
-		for _, line := range n(a) {
-			fmt.Fprintln(cmd.OutOrStdout(), line)
-		}
+	for _, line := range a.notes() {
+		fmt.Fprintln(cmd.OutOrStdout(), line)
 	}
 	return nil
+}
+
+// notes are the lines `quiver tools` prints after the table, about the
+// sources wired in: which program backs each search tool (and what to
+// install for a faster one), which scripts are not tools, which MCP tools
+// were left out.
+func (a *app) notes() []string {
+	return slices.Concat(a.cliNotes(), a.scriptNotes(), a.mcpNotes())
 }
 
 func firstLine(s string) string {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/config"
@@ -13,21 +12,10 @@ import (
 	"github.com/quiverkit/quiver/provider/cli"
 )
 
-func init() {
-	wirings = append(wirings, wireBuiltin, wireCLI)
-	notes = append(notes, cliNotes)
-}
-
-// cliProviders is the CLI provider each run of a command made.
-var (
-	cliMu        sync.Mutex
-	cliProviders = map[*app]*cli.Provider{}
-)
-
 // wireBuiltin leaves the built-in tools out when [tools.builtin] enabled =
 // false or [tools] providers does not name them, and moves them when that
 // list prefers them over another source.
-func wireBuiltin(_ *app, cfg *config.Config) ([]quiver.Option, error) {
+func (a *app) wireBuiltin(cfg *config.Config) ([]quiver.Option, error) {
 	if !cfg.Tools.ProviderOn(config.KindBuiltin) {
 		return []quiver.Option{quiver.WithoutBuiltin()}, nil
 	}
@@ -46,7 +34,7 @@ func wireBuiltin(_ *app, cfg *config.Config) ([]quiver.Option, error) {
 // when they are installed, and the tools of [tools.cli.aliases] that run a
 // program of their own. [tools.cli] enabled = false (or disabled = true)
 // turns it off.
-func wireCLI(a *app, cfg *config.Config) ([]quiver.Option, error) {
+func (a *app) wireCLI(cfg *config.Config) ([]quiver.Option, error) {
 	if !cfg.Tools.ProviderOn(config.KindCLI) {
 		return nil, nil
 	}
@@ -55,9 +43,7 @@ func wireCLI(a *app, cfg *config.Config) ([]quiver.Option, error) {
 	if err := p.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Path, err)
 	}
-	cliMu.Lock()
-	cliProviders[a] = p
-	cliMu.Unlock()
+	a.cli = p
 	return []quiver.Option{quiver.WithProvider(rank(cfg, config.KindCLI, p))}, nil
 }
 
@@ -116,10 +102,8 @@ func (r ranked) SetInvalidate(f func()) {
 // backs each search tool (or why the builtin engine does), which tools run
 // a program of their own, and what to install when suggest_enhanced_tools
 // is set.
-func cliNotes(a *app) []string {
-	cliMu.Lock()
-	p := cliProviders[a]
-	cliMu.Unlock()
+func (a *app) cliNotes() []string {
+	p := a.cli
 	if p == nil {
 		return nil
 	}

@@ -3,23 +3,11 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"sync"
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/provider/custom"
 	"github.com/quiverkit/quiver/provider/script"
-)
-
-func init() {
-	wirings = append(wirings, wireCustom)
-	notes = append(notes, scriptNotes)
-}
-
-// scriptProviders is the script provider each run of a command made.
-var (
-	scriptMu        sync.Mutex
-	scriptProviders = map[*app]*script.Provider{}
 )
 
 // wireCustom adds the custom command templates ([[tools.custom]] or the
@@ -28,7 +16,7 @@ var (
 // root) unless [tools] providers leaves scripts out. A template that cannot
 // load is a configuration error, so `quiver config check` reports it with
 // the tool's name.
-func wireCustom(a *app, cfg *config.Config) ([]quiver.Option, error) {
+func (a *app) wireCustom(cfg *config.Config) ([]quiver.Option, error) {
 	var opts []quiver.Option
 	if len(cfg.Tools.Custom) > 0 {
 		p, err := custom.New(cfg.Tools.Custom, custom.Options{EnvAllow: cfg.Exec.EnvAllow})
@@ -45,25 +33,21 @@ func wireCustom(a *app, cfg *config.Config) ([]quiver.Option, error) {
 		dir = script.DefaultDir
 	}
 	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(workspaceDir(a, cfg), dir)
+		dir = filepath.Join(a.workspaceDir(cfg), dir)
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("tools.scripts.dir: %w", err)
 	}
 	p := script.New(script.Options{Dir: dir, EnvAllow: cfg.Exec.EnvAllow, LowRisk: cfg.Tools.Scripts.LowRisk})
-	scriptMu.Lock()
-	scriptProviders[a] = p
-	scriptMu.Unlock()
+	a.scripts = p
 	return append(opts, quiver.WithProvider(rank(cfg, config.KindScript, p))), nil
 }
 
 // scriptNotes tells `quiver tools` which files of the scripts directory
 // are not tools, and why.
-func scriptNotes(a *app) []string {
-	scriptMu.Lock()
-	p := scriptProviders[a]
-	scriptMu.Unlock()
+func (a *app) scriptNotes() []string {
+	p := a.scripts
 	if p == nil {
 		return nil
 	}

@@ -10,11 +10,9 @@ import (
 	"github.com/quiverkit/quiver/tools"
 )
 
-func init() { wirings = append(wirings, wireExec) }
-
 // wireExec applies [exec]: timeouts, the environment passed on, and the
 // extra commands counted as read-only at run time.
-func wireExec(_ *app, cfg *config.Config) ([]quiver.Option, error) {
+func (a *app) wireExec(cfg *config.Config) ([]quiver.Option, error) {
 	c := cfg.Exec
 	exec := tools.ExecConfig{
 		DefaultTimeout: time.Duration(c.DefaultTimeoutSecs) * time.Second,

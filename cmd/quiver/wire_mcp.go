@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/quiverkit/quiver"
@@ -15,26 +14,15 @@ import (
 	"github.com/quiverkit/quiver/tool"
 )
 
-func init() {
-	wirings = append(wirings, wireMCP)
-	notes = append(notes, mcpNotes)
-}
-
-// mcpLog receives the MCP providers' logs; `quiver serve` points it at its
-// log before building the toolkit.
-var mcpLog = slog.New(slog.DiscardHandler)
-
-// mcpProviders are the MCP providers each run of a command made.
-var (
-	mcpMu        sync.Mutex
-	mcpProviders = map[*app][]*mcpprovider.Provider{}
-)
-
 // wireMCP adds a provider for each [[tools.mcp.servers]] entry. Servers are
 // started when their tools are first needed, not here.
-func wireMCP(a *app, cfg *config.Config) ([]quiver.Option, error) {
+func (a *app) wireMCP(cfg *config.Config) ([]quiver.Option, error) {
 	if !cfg.Tools.ProviderOn(config.KindMCP) {
 		return nil, nil // [tools.mcp] enabled = false, or [tools] providers leaves mcp out
+	}
+	logger := a.mcpLog
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
 	}
 	var opts []quiver.Option
 	for _, s := range cfg.Tools.MCP.Servers {
@@ -45,13 +33,13 @@ func wireMCP(a *app, cfg *config.Config) ([]quiver.Option, error) {
 			Timeout:      time.Duration(s.TimeoutSecs) * time.Second,
 			StartTimeout: time.Duration(s.TimeoutSecs) * time.Second,
 			Risk:         tool.Risk(s.Risk),
-			Logger:       mcpLog,
+			Logger:       logger,
 		}
 		if s.Command != "" {
 			// Servers run in the workspace, as the tools do, and in its
 			// sandbox unless the operator opts one out.
-			c.Dir = workspaceDir(a, cfg)
-			box, err := mcpSandbox(a, cfg, s, c.Dir)
+			c.Dir = a.workspaceDir(cfg)
+			box, err := a.mcpSandbox(cfg, s, c.Dir)
 			if err != nil {
 				return nil, fmt.Errorf("%s: [[tools.mcp.servers]] %s: %w", cfg.Path, s.Name, err)
 			}
@@ -62,9 +50,7 @@ func wireMCP(a *app, cfg *config.Config) ([]quiver.Option, error) {
 			return nil, fmt.Errorf("%s: %w", cfg.Path, err)
 		}
 		a.closer = append(a.closer, p)
-		mcpMu.Lock()
-		mcpProviders[a] = append(mcpProviders[a], p)
-		mcpMu.Unlock()
+		a.mcp = append(a.mcp, p)
 		opts = append(opts, quiver.WithProvider(rank(cfg, config.KindMCP, p)))
 	}
 	return opts, nil
@@ -72,7 +58,7 @@ func wireMCP(a *app, cfg *config.Config) ([]quiver.Option, error) {
 
 // mcpSandbox returns the profile of a stdio server: the write scope's, with
 // the server's own network setting; nil when the operator opted it out.
-func mcpSandbox(a *app, cfg *config.Config, s config.MCPServer, dir string) (*sandbox.Profile, error) {
+func (a *app) mcpSandbox(cfg *config.Config, s config.MCPServer, dir string) (*sandbox.Profile, error) {
 	if s.Sandbox != nil && !*s.Sandbox {
 		return nil, nil
 	}
@@ -100,7 +86,7 @@ func mcpSandbox(a *app, cfg *config.Config, s config.MCPServer, dir string) (*sa
 
 // workspaceDir is the workspace root as the toolkit will open it ("" for
 // the current directory).
-func workspaceDir(a *app, cfg *config.Config) string {
+func (a *app) workspaceDir(cfg *config.Config) string {
 	if a.flags.root != "" {
 		return a.flags.root
 	}
@@ -109,19 +95,15 @@ func workspaceDir(a *app, cfg *config.Config) string {
 
 // onMCPChange calls f whenever an MCP server's catalogue may have changed.
 func (a *app) onMCPChange(f func()) {
-	mcpMu.Lock()
-	defer mcpMu.Unlock()
-	for _, p := range mcpProviders[a] {
+	for _, p := range a.mcp {
 		p.OnChange(f)
 	}
 }
 
 // mcpNotes tells `quiver tools` which MCP tools were left out, and why.
-func mcpNotes(a *app) []string {
-	mcpMu.Lock()
-	defer mcpMu.Unlock()
+func (a *app) mcpNotes() []string {
 	var lines []string
-	for _, p := range mcpProviders[a] {
+	for _, p := range a.mcp {
 		for _, s := range p.Skipped() {
 			lines = append(lines, fmt.Sprintf("provider %s left out %s", p.ID(), s))
 		}

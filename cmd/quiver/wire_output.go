@@ -16,13 +16,11 @@ import (
 	"github.com/quiverkit/quiver/tools"
 )
 
-func init() { wirings = append(wirings, wireOutput) }
-
 // wireOutput sets the output cache from [output] (the CLI's default store is
 // the directory store, so that a later `quiver call tool_output_cache`
 // reads a ref an earlier call made) and registers the [outputs.NAME]
 // schemas for validate_output.
-func wireOutput(a *app, cfg *config.Config) ([]quiver.Option, error) {
+func (a *app) wireOutput(cfg *config.Config) ([]quiver.Option, error) {
 	c := cfg.Output
 	budget := outputcache.Budget{MaxBytes: c.MaxBytes, MaxLines: c.MaxLines, MaxLineLength: c.MaxLineLength}
 	var store outputcache.Store

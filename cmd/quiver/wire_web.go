@@ -8,11 +8,9 @@ import (
 	"github.com/quiverkit/quiver/tools"
 )
 
-func init() { wirings = append(wirings, wireWeb) }
-
 // wireWeb applies [web]: web_search's backend and whether web_fetch may
 // reach private networks.
-func wireWeb(_ *app, cfg *config.Config) ([]quiver.Option, error) {
+func (a *app) wireWeb(cfg *config.Config) ([]quiver.Option, error) {
 	web := tools.WebConfig{SearchURL: cfg.Web.SearchURL, DuckDuckGoURL: cfg.Web.DuckDuckGoURL, AllowPrivate: cfg.Web.AllowPrivate}
 	return []quiver.Option{
 		quiver.Override(tools.WebConfigKey, func(context.Context) (tools.WebConfig, error) { return web, nil }),
