@@ -74,7 +74,7 @@ func ParseArguments(id, name, raw string) (json.RawMessage, error) {
 	if !json.Valid(b) {
 		var v any
 		err := json.Unmarshal(b, &v)
-		return nil, &CallError{ID: id, Name: name, Arguments: raw, Err: fmt.Errorf("%w: not valid JSON: %v", ErrInvalidArguments, err)}
+		return nil, &CallError{ID: id, Name: name, Arguments: raw, Err: fmt.Errorf("%w: not valid JSON: %w", ErrInvalidArguments, err)}
 	}
 	if b[0] != '{' {
 		return nil, &CallError{ID: id, Name: name, Arguments: raw, Err: fmt.Errorf("%w: got a JSON %s", ErrInvalidArguments, jsonKind(b[0]))}
@@ -94,7 +94,7 @@ func ObjectArguments(id, name string, v any) (json.RawMessage, error) {
 	case map[string]any:
 		b, err := json.Marshal(v)
 		if err != nil {
-			return nil, &CallError{ID: id, Name: name, Arguments: fmt.Sprint(v), Err: fmt.Errorf("%w: %v", ErrInvalidArguments, err)}
+			return nil, &CallError{ID: id, Name: name, Arguments: fmt.Sprint(v), Err: fmt.Errorf("%w: %w", ErrInvalidArguments, err)}
 		}
 		return b, nil
 	default:

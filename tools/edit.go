@@ -228,18 +228,18 @@ func matchError(rel string, err error) *tool.Error {
 	var cnt *edit.CountError
 	switch {
 	case errors.As(err, &nf):
-		e := tool.Errorf(tool.CodeInvalidArguments, "%s: %v", rel, err)
+		e := tool.Errorf(tool.CodeInvalidArguments, "%s: %w", rel, err)
 		if nf.Closest != nil {
 			e.Message += fmt.Sprintf("Copy old_string from these lines exactly, or read them again with read_file (offset %d, limit %d).", nf.Closest.First, nf.Closest.Last-nf.Closest.First+1)
 			e.WithDetail("closest_first_line", nf.Closest.First).WithDetail("closest_last_line", nf.Closest.Last)
 		}
 		return e
 	case errors.As(err, &amb):
-		return tool.Errorf(tool.CodeInvalidArguments, "%s: %v", rel, err).WithDetail("lines", amb.Lines)
+		return tool.Errorf(tool.CodeInvalidArguments, "%s: %w", rel, err).WithDetail("lines", amb.Lines)
 	case errors.As(err, &cnt):
-		return tool.Errorf(tool.CodeInvalidArguments, "%s: %v", rel, err).WithDetail("lines", cnt.Lines)
+		return tool.Errorf(tool.CodeInvalidArguments, "%s: %w", rel, err).WithDetail("lines", cnt.Lines)
 	}
-	return tool.Errorf(tool.CodeInvalidArguments, "%s: %v", rel, err)
+	return tool.Errorf(tool.CodeInvalidArguments, "%s: %w", rel, err)
 }
 
 // opError names the failing replacement of a multi_edit and says that

@@ -180,7 +180,7 @@ func checkExecInput(in ExecCommandInput, cfg ExecConfig) (time.Duration, error) 
 	}
 	if in.Argv == nil {
 		if _, err := shell.Parse(in.Command); err != nil {
-			return 0, tool.Errorf(tool.CodeInvalidArguments, "field \"command\": shell syntax error at %v", err)
+			return 0, tool.Errorf(tool.CodeInvalidArguments, "field \"command\": shell syntax error at %w", err)
 		}
 	}
 	timeout := cfg.DefaultTimeout
@@ -372,7 +372,7 @@ func stoppedError(code tool.Code, what string, out *ExecCommandOutput) error {
 func runError(err error) error {
 	var se *shell.SyntaxError
 	if errors.As(err, &se) {
-		return tool.Errorf(tool.CodeInvalidArguments, "field \"command\": shell syntax error at %v", se)
+		return tool.Errorf(tool.CodeInvalidArguments, "field \"command\": shell syntax error at %w", se)
 	}
 	var ue *sandbox.UnavailableError
 	if errors.As(err, &ue) {

@@ -138,11 +138,11 @@ func openCachedOutput(ctx context.Context, tc tool.Context, ref string) (*output
 func cacheError(ref string, err error) error {
 	switch {
 	case errors.Is(err, outputcache.ErrMalformedRef):
-		return tool.Errorf(tool.CodeInvalidArguments, "ref_id %v; copy it from the marker of a trimmed output", err)
+		return tool.Errorf(tool.CodeInvalidArguments, "ref_id %w; copy it from the marker of a trimmed output", err)
 	case errors.Is(err, outputcache.ErrNotFound):
-		return tool.Errorf(tool.CodeInvalidArguments, "ref_id %v", err)
+		return tool.Errorf(tool.CodeInvalidArguments, "ref_id %w", err)
 	case errors.Is(err, outputcache.ErrInProgress):
-		te := tool.Errorf(tool.CodeExecutionFailed, "ref_id %v; read it once the call that produces it has finished", err)
+		te := tool.Errorf(tool.CodeExecutionFailed, "ref_id %w; read it once the call that produces it has finished", err)
 		te.Retriable = true
 		return te
 	case errors.Is(err, context.Canceled):

@@ -72,7 +72,7 @@ func grepCachedOutput(ctx context.Context, tc tool.Context, in ToolOutputCacheGr
 	found, err := out.Grep(ctx, outputcache.GrepOptions{Pattern: in.Pattern, Regex: in.Regex,
 		Before: min(in.Before, 50), After: min(in.After, 50), MaxMatches: min(in.MaxMatches, 500), LineBytes: cacheGrepLineBytes})
 	if errors.Is(err, outputcache.ErrBadPattern) {
-		return nil, tool.Errorf(tool.CodeInvalidArguments, "pattern %q: %v", in.Pattern, err)
+		return nil, tool.Errorf(tool.CodeInvalidArguments, "pattern %q: %w", in.Pattern, err)
 	}
 	if err != nil {
 		return nil, cacheError(in.RefID, err)

@@ -156,7 +156,7 @@ func webFetch(ctx context.Context, tc tool.Context, in WebFetchInput) (*WebFetch
 	defer client.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, tool.Errorf(tool.CodeInvalidArguments, "url: %v", err)
+		return nil, tool.Errorf(tool.CodeInvalidArguments, "url: %w", err)
 	}
 	req.Header.Set("User-Agent", cfg.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown,text/plain,application/json;q=0.9,*/*;q=0.5")
@@ -184,7 +184,7 @@ func webFetch(ctx context.Context, tc tool.Context, in WebFetchInput) (*WebFetch
 func checkFetchURL(raw string, allowPrivate bool) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return nil, tool.Errorf(tool.CodeInvalidArguments, "url %q: %v", raw, err)
+		return nil, tool.Errorf(tool.CodeInvalidArguments, "url %q: %w", raw, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, tool.Errorf(tool.CodeInvalidArguments, "url %q: scheme %q is not supported; use an http:// or https:// URL", raw, u.Scheme)
@@ -349,7 +349,7 @@ func fetchError(ctx context.Context, raw string, cfg WebConfig, deadline string,
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return tool.Errorf(tool.CodeCancelled, "fetching %s: cancelled", target)
 	}
-	return tool.Errorf(tool.CodeExecutionFailed, "fetching %s: %v", target, err)
+	return tool.Errorf(tool.CodeExecutionFailed, "fetching %s: %w", target, err)
 }
 
 // webDeadline bounds ctx by the tool's limit and describes the deadline in

@@ -220,7 +220,7 @@ func (a *Accumulator) closeOpen(emit func(driver.Event)) {
 	a.open = nil
 	call := driver.ToolCall{ID: c.id, Name: c.name, Metadata: sigMeta(c.sig)}
 	if c.err != nil {
-		a.errs = append(a.errs, &driver.CallError{ID: c.id, Name: c.name, Err: fmt.Errorf("%w: %v", driver.ErrInvalidArguments, c.err)})
+		a.errs = append(a.errs, &driver.CallError{ID: c.id, Name: c.name, Err: fmt.Errorf("%w: %w", driver.ErrInvalidArguments, c.err)})
 	} else if c.args.kind == 0 {
 		call.Arguments = []byte("{}")
 	} else {

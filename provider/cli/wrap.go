@@ -82,7 +82,7 @@ func newWrapped(name, program string, opts *Options) (*tool.Tool, error) {
 func (w *wrapped) argv(args json.RawMessage) ([]string, error) {
 	var in wrappedInput
 	if err := json.Unmarshal(args, &in); err != nil {
-		return nil, tool.Errorf(tool.CodeInvalidArguments, "args: %v", err)
+		return nil, tool.Errorf(tool.CodeInvalidArguments, "args: %w", err)
 	}
 	for i, a := range in.Args {
 		if strings.IndexByte(a, 0) >= 0 {

@@ -178,7 +178,7 @@ var paramName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 func (d *def) argv(args json.RawMessage) ([]string, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(args, &raw); err != nil {
-		return nil, tool.Errorf(tool.CodeInvalidArguments, "arguments must be a JSON object: %v", err)
+		return nil, tool.Errorf(tool.CodeInvalidArguments, "arguments must be a JSON object: %w", err)
 	}
 	values := make(map[string]string, len(raw))
 	for name, v := range raw {
@@ -188,7 +188,7 @@ func (d *def) argv(args json.RawMessage) ([]string, error) {
 		}
 		s, err := text(p.Type, v)
 		if err != nil {
-			return nil, tool.Errorf(tool.CodeInvalidArguments, "parameter %q: %v", name, err)
+			return nil, tool.Errorf(tool.CodeInvalidArguments, "parameter %q: %w", name, err)
 		}
 		if strings.IndexByte(s, 0) >= 0 {
 			return nil, tool.Errorf(tool.CodeInvalidArguments, "parameter %q: value contains a NUL byte", name)
@@ -198,7 +198,7 @@ func (d *def) argv(args json.RawMessage) ([]string, error) {
 	argv, err := d.tmpl.Expand(values, func(name string) bool { return d.params[name].AllowOptions })
 	var oe *OptionError
 	if errors.As(err, &oe) {
-		return nil, tool.Errorf(tool.CodeInvalidArguments, "%s", oe.Error())
+		return nil, tool.Errorf(tool.CodeInvalidArguments, "%w", oe)
 	}
 	return argv, err
 }

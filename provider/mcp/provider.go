@@ -379,6 +379,9 @@ func (p *Provider) call(ctx context.Context, name string, args json.RawMessage) 
 	c, err := p.connLocked(ctx, false)
 	p.mu.Unlock()
 	if err != nil {
+		// %v, not %w: a start that ran out of its own time can wrap
+		// context.DeadlineExceeded, which the pipeline would read as the
+		// call's deadline (TIMEOUT) rather than a server that failed to start.
 		return tool.Result{}, tool.Errorf(tool.CodeExecutionFailed, "%v", err).WithDetail("server", p.cfg.Name)
 	}
 	callCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
@@ -401,6 +404,8 @@ func (p *Provider) callError(ctx, callCtx context.Context, c *conn, name string,
 		return tool.Errorf(tool.CodeTimeout, "MCP server %q did not answer %s within %s", p.cfg.Name, name, p.cfg.Timeout).
 			WithDetail("server", p.cfg.Name)
 	case !isWireError(err) && c.endsWithin(time.Second):
+		// %v, not %w: the transport's error of a dying session is shown, not
+		// matched; a context error inside it is not the caller's.
 		return tool.Errorf(tool.CodeExecutionFailed, "MCP server %q stopped during the call of %s (%v); it is restarted on the next call",
 			p.cfg.Name, name, c.withStderr(err)).WithDetail("server", p.cfg.Name)
 	}

@@ -17,15 +17,15 @@ import (
 func Validate(t *tool.Tool, args string) (json.RawMessage, error) {
 	v, err := schema.Compile(t.InputSchema)
 	if err != nil {
-		return nil, tool.Errorf(tool.CodeInternal, "tool %q: %v", t.Name, err)
+		return nil, tool.Errorf(tool.CodeInternal, "tool %q: %w", t.Name, err)
 	}
 	m, err := schema.ParseObject([]byte(args))
 	if err != nil {
-		return nil, tool.Errorf(tool.CodeInvalidToolArgumentsType, "arguments: %v", err)
+		return nil, tool.Errorf(tool.CodeInvalidToolArgumentsType, "arguments: %w", err)
 	}
 	changed, err := v.Validate(m)
 	if err != nil {
-		return nil, tool.Errorf(tool.CodeInvalidArguments, "%v", err)
+		return nil, tool.Errorf(tool.CodeInvalidArguments, "%w", err)
 	}
 	if changed {
 		return json.Marshal(m)
