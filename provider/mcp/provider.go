@@ -251,6 +251,9 @@ func (p *Provider) failedLocked(err error) {
 	pause = min(pause, time.Minute)
 	p.lastErr = fmt.Errorf("mcp server %q: %w (next try in %s)", p.cfg.Name, err, pause)
 	p.retryAt = time.Now().Add(pause)
+	// Logged as well as kept for the caller: a start is as often a tool
+	// listing's or the retry timer's, whose error reaches no person, and the
+	// log is the operator's one record of the retry schedule.
 	p.log.Warn("MCP server failed", "err", err, "retry_in", pause)
 	p.notifyMu.Lock()
 	if p.retryTimer != nil {
