@@ -8,6 +8,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/custom"
 )
 
@@ -34,7 +35,7 @@ func TestCustomToolApprovalHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &hintRecorder{}
-	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), quiver.WithProvider(p), quiver.WithPolicy(pol), quiver.WithApprover(rec))
+	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), builtin.Standard(), quiver.WithProvider(p), quiver.WithPolicy(pol), quiver.WithApprover(rec))
 	if err != nil {
 		t.Fatal(err)
 	}

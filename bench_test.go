@@ -32,7 +32,7 @@ var benchArgs = json.RawMessage(`{"name":"quiver","count":3,"loud":true}`)
 // pipeline: resolve, gate, check, validate, decide (allow policy), execute,
 // render, cache step, and audit to a discarding sink.
 func BenchmarkInvoke(b *testing.B) {
-	tk, err := quiver.New(quiver.WithRoot(b.TempDir()), quiver.WithoutBuiltin(),
+	tk, err := quiver.New(quiver.WithRoot(b.TempDir()),
 		quiver.WithTools(tool.Func("greet", "Greets.", greet, tool.ReadOnly())),
 		quiver.WithPolicy(policy.AllowAll()), quiver.WithAudit(audit.Discard))
 	if err != nil {

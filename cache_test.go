@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/outputcache"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
 )
@@ -42,7 +43,7 @@ func bigLog(needleAt int) *tool.Tool {
 // cacheToolkit is a toolkit over an empty workspace with big_log.
 func cacheToolkit(t *testing.T, opts ...quiver.Option) *quiver.Toolkit {
 	t.Helper()
-	tk, err := quiver.New(append([]quiver.Option{quiver.WithRoot(t.TempDir()), quiver.WithTools(bigLog(50000))}, opts...)...)
+	tk, err := quiver.New(append([]quiver.Option{quiver.WithRoot(t.TempDir()), builtin.Standard(), quiver.WithTools(bigLog(50000))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,11 @@
 // workspace it cannot escape, keeps huge outputs out of the model's context
 // without losing them, and records what happened.
 //
-// Start with [New] and [Toolkit.Invoke]:
+// Start with [New] and [Toolkit.Invoke]; the toolkit holds only the tools
+// the options bring, and builtin.Standard (package provider/builtin) brings
+// Quiver's own:
 //
-//	tk, err := quiver.New(quiver.WithRoot("."))
+//	tk, err := quiver.New(quiver.WithRoot("."), builtin.Standard())
 //	out, err := tk.Invoke(ctx, "read_file", map[string]any{"path": "go.mod"})
 //	fmt.Println(out.Content) // numbered lines, as the model sees them
 //

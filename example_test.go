@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
 )
@@ -20,7 +21,7 @@ func ExampleCall() {
 	defer os.RemoveAll(dir)
 	os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello\nworld\n"), 0o644)
 
-	tk, err := quiver.New(quiver.WithRoot(dir))
+	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -64,17 +65,22 @@ func ExampleToolkit_Invoke() {
 	// INVALID_ARGUMENTS: field "b": required field is missing
 }
 
-// A host registers the shape it expects; the model checks its own output
-// with validate_output before it finishes.
-func ExampleToolkit_RegisterOutputType() {
-	tk, err := quiver.New(quiver.WithRoot(os.TempDir()))
+// A host reaches a toolkit-wide dependency of the tools: here it registers
+// the shape it expects, and the model checks its own output with
+// validate_output before it finishes.
+func ExampleDependency() {
+	tk, err := quiver.New(quiver.WithRoot(os.TempDir()), builtin.Standard())
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer tk.Close()
+	types, err := quiver.Dependency(context.Background(), tk, tools.OutputTypesKey)
+	if err != nil {
+		log.Fatal(err)
+	}
 	report := &jsonschema.Schema{Type: "object", Required: []string{"title"},
 		Properties: map[string]*jsonschema.Schema{"title": {Type: "string"}}}
-	if err := tk.RegisterOutputType("report", report); err != nil {
+	if err := types.Register("report", report); err != nil {
 		log.Fatal(err)
 	}
 	out, _ := tk.Invoke(context.Background(), "validate_output", map[string]any{"outputType": "report", "data": map[string]any{"title": 3}})

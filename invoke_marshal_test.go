@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -14,7 +15,7 @@ import (
 // INVALID_TOOL_ARGUMENTS_TYPE with json's error as the cause, from Invoke as
 // from the typed Call, rather than a call with null arguments.
 func TestInvokeKeepsTheMarshalError(t *testing.T) {
-	tk, err := quiver.New(quiver.WithRoot(t.TempDir()))
+	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), builtin.Standard())
 	if err != nil {
 		t.Fatal(err)
 	}

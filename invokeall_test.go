@@ -12,6 +12,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -51,7 +52,7 @@ func TestInvokeAllRunsReadsConcurrentlyAndWritesAlone(t *testing.T) {
 		}
 		return echoOutput{Text: in.Text}, nil
 	})
-	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), quiver.WithTools(read, write),
+	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), builtin.Standard(), quiver.WithTools(read, write),
 		quiver.WithPolicy(policy.AllowAll()))
 	if err != nil {
 		t.Fatal(err)

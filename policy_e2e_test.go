@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -118,7 +119,7 @@ func runPolicyCase(t *testing.T, c policyCase) {
 	dir := linkedProject(t)
 	before := sandboxtest.Snapshot(t, dir)
 	rec := &recorder{yes: c.approve}
-	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithPolicy(mustPolicy(t, c.cfg, policy.WorkspaceWrite)), quiver.WithApprover(rec))
+	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, c.cfg, policy.WorkspaceWrite)), quiver.WithApprover(rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +263,7 @@ func TestOfferedTools(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tk, err := quiver.New(quiver.WithRoot(t.TempDir()), quiver.WithPolicy(mustPolicy(t, c.cfg, c.scope)))
+			tk, err := quiver.New(quiver.WithRoot(t.TempDir()), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, c.cfg, c.scope)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -296,7 +297,7 @@ func TestOfferedTools(t *testing.T) {
 // protected path, so the refusal names the path and suggests none.
 func TestProtectedRefusalSuggestsNoRule(t *testing.T) {
 	dir := linkedProject(t)
-	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithPolicy(mustPolicy(t, policy.Config{Allow: []string{"write_file"}}, policy.WorkspaceWrite)))
+	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, policy.Config{Allow: []string{"write_file"}}, policy.WorkspaceWrite)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +322,7 @@ func TestAbsoluteConfigFileIsProtected(t *testing.T) {
 	cfg := policy.Config{Default: policy.Allow, ConfigFiles: []string{filepath.Join(dir, "team.toml")}}
 	for _, path := range []string{"team.toml", "./team.toml", "src/team", filepath.Join(dir, "team.toml")} {
 		rec := &recorder{}
-		tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithPolicy(mustPolicy(t, cfg, policy.WorkspaceWrite)), quiver.WithApprover(rec))
+		tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, cfg, policy.WorkspaceWrite)), quiver.WithApprover(rec))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/provider/builtin"
 )
 
 // TestPolicyPropertiesOfTheBuiltinTools pins which built-in tools make the
@@ -17,7 +18,7 @@ import (
 // from running `git status` under the read-only scope; adding one would let
 // more through.
 func TestPolicyPropertiesOfTheBuiltinTools(t *testing.T) {
-	tk, err := quiver.New(quiver.WithRoot(t.TempDir()))
+	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), builtin.Standard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestPolicyWriterRulesBindRedirections(t *testing.T) {
 	}
 	t.Run("deny read_file(.env) binds reads only", func(t *testing.T) {
 		dir := linkedProject(t)
-		tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithPolicy(mustPolicy(t, policy.Config{Default: policy.Allow, Deny: []string{"read_file(.env)"}}, policy.WorkspaceWrite)))
+		tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, policy.Config{Default: policy.Allow, Deny: []string{"read_file(.env)"}}, policy.WorkspaceWrite)))
 		if err != nil {
 			t.Fatal(err)
 		}

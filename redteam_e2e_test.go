@@ -11,6 +11,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -52,7 +53,7 @@ func TestRedTeamDefaultPolicy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithPolicy(pol))
+			tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(pol))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +99,7 @@ func TestRedTeamApprovedGit(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "evil/objects"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "evil/refs"), 0o755)
 	mustWrite(t, filepath.Join(dir, ".git/config"), "[core]\n\tfsmonitor = \"touch "+marker+"; echo\"\n", 0o644)
-	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithApprover(approve.Auto))
+	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithApprover(approve.Auto))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestRedTeamApprovedGit(t *testing.T) {
 	// read-only still may not run the workspace's cat unapproved.
 	mustWrite(t, filepath.Join(dir, "evilbin/cat"), "#!/bin/sh\ntouch "+marker+"\n", 0o755)
 	t.Setenv("PATH", filepath.Join(dir, "evilbin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-	tk2, err := quiver.New(quiver.WithRoot(dir)) // no approver: only read-only lines run
+	tk2, err := quiver.New(quiver.WithRoot(dir), builtin.Standard()) // no approver: only read-only lines run
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestRedTeamDenySeesStdinScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto))
+	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/custom"
 	"github.com/quiverkit/quiver/provider/script"
 	"github.com/quiverkit/quiver/sandbox"
@@ -37,7 +38,7 @@ func escapeToolkit(t *testing.T, scope policy.WriteScope) (*quiver.Toolkit, stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := quiver.New(quiver.WithRoot(ws), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto),
+	tk, err := quiver.New(quiver.WithRoot(ws), builtin.Standard(), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto),
 		quiver.WithProvider(cust), quiver.WithProvider(script.New(script.Options{Dir: filepath.Join(ws, ".quiver/tools")})))
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +165,7 @@ func TestSandboxNormalWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := quiver.New(quiver.WithRoot(ws), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto),
+	tk, err := quiver.New(quiver.WithRoot(ws), builtin.Standard(), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto),
 		quiver.WithSandbox(sandbox.Config{WritableRoots: []string{gocache}}),
 		quiver.Override(tools.ExecConfigKey, func(context.Context) (tools.ExecConfig, error) {
 			return tools.ExecConfig{EnvAllow: []string{"GOCACHE", "GOROOT", "GOTOOLCHAIN", "GOFLAGS"}}, nil
@@ -237,7 +238,7 @@ func TestSandboxWrongGuess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tk, err := quiver.New(quiver.WithRoot(ws), quiver.WithPolicy(pol), quiver.WithTools(run)) // no approver
+			tk, err := quiver.New(quiver.WithRoot(ws), builtin.Standard(), quiver.WithPolicy(pol), quiver.WithTools(run)) // no approver
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,11 +11,9 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver/audit"
-	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider"
-	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
@@ -44,7 +42,6 @@ type Toolkit struct {
 	auditConfig // the audit step's settings (auditrecord.go)
 
 	root         string
-	noBuiltin    bool
 	onlyProvider string // WithOnlyProvider
 	providers    []provider.Provider
 	aliases      []provider.Alias
@@ -111,13 +108,9 @@ func WithAlias(a provider.Alias) Option {
 	return func(tk *Toolkit) error { tk.aliases = append(tk.aliases, a); return nil }
 }
 
-// WithoutBuiltin leaves out the built-in tools.
-func WithoutBuiltin() Option {
-	return func(tk *Toolkit) error { tk.noBuiltin = true; return nil }
-}
-
 // WithTools adds tools of the host's own, served by a provider with ID "host"
-// at the builtin priority plus one (so they win over built-ins of the same name).
+// at the builtin priority plus one (so they win over the standard
+// catalogue's tools of the same name).
 func WithTools(tools ...*tool.Tool) Option {
 	return WithProvider(staticProvider{id: "host", priority: provider.PriorityBuiltin + 1, tools: tools})
 }
@@ -140,13 +133,16 @@ func Override[T any](key tool.Key[T], factory func(ctx context.Context) (T, erro
 }
 
 // WithCommandClassifier sets how exec-time checks tell a plainly read-only
-// command, the only kind allowed under the read-only scope (default: the
-// built-in list of internal/shell).
+// command, the only kind allowed under the read-only scope. Without one no
+// command is read-only; the standard catalogue (package provider/builtin)
+// brings the built-in list.
 func WithCommandClassifier(readOnly func(argv []string) bool) Option {
 	return func(tk *Toolkit) error { tk.classify = readOnly; return nil }
 }
 
-// New builds a toolkit.
+// New builds a toolkit. It holds no tools but the ones the options bring:
+// the standard catalogue (builtin.Standard in package provider/builtin),
+// the host's own ([WithTools]), other providers ([WithProvider]).
 func New(opts ...Option) (*Toolkit, error) {
 	tk := &Toolkit{}
 	for _, o := range opts {
@@ -157,16 +153,7 @@ func New(opts ...Option) (*Toolkit, error) {
 	if err := tk.setDefaults(); err != nil {
 		return nil, err
 	}
-	tk.registry = provider.NewRegistry()
-	if !tk.noBuiltin {
-		tk.registry.Add(builtin.New())
-		for _, a := range builtin.Aliases() {
-			tk.registry.AddAlias(a)
-		}
-	}
-	for _, p := range tk.providers {
-		tk.registry.Add(p)
-	}
+	tk.registry = provider.NewRegistry(tk.providers...)
 	for _, a := range tk.aliases {
 		tk.registry.AddAlias(a)
 	}
@@ -188,9 +175,6 @@ func (tk *Toolkit) setDefaults() error {
 	}
 	if tk.approver == nil {
 		tk.approver = approve.Deny
-	}
-	if tk.classify == nil {
-		tk.classify = func(argv []string) bool { return shell.ReadOnlyArgv(argv, nil) }
 	}
 	if tk.policy == nil {
 		p, err := policy.New(policy.Config{}, policy.WorkspaceWrite)

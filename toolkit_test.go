@@ -18,6 +18,7 @@ import (
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -88,7 +89,7 @@ func newToolkit(t *testing.T, opts ...quiver.Option) (*quiver.Toolkit, string, *
 	}
 	sink := &audit.Memory{}
 	var created atomic.Int32
-	base := []quiver.Option{quiver.WithRoot(dir), quiver.WithAudit(sink), quiver.WithTools(testTools(&created)...)}
+	base := []quiver.Option{quiver.WithRoot(dir), builtin.Standard(), quiver.WithAudit(sink), quiver.WithTools(testTools(&created)...)}
 	tk, err := quiver.New(append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/agent"
 	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -26,7 +27,7 @@ func newToolkit(t testing.TB, files map[string]string) *quiver.Toolkit {
 			t.Fatal(err)
 		}
 	}
-	tk, err := quiver.New(quiver.WithRoot(dir))
+	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard())
 	if err != nil {
 		t.Fatal(err)
 	}

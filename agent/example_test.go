@@ -14,6 +14,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/agent"
 	"github.com/quiverkit/quiver/driver/openai"
+	"github.com/quiverkit/quiver/provider/builtin"
 )
 
 // A model on an OpenAI-compatible server reads a file, then calls done; the
@@ -40,7 +41,7 @@ func ExampleRun() {
 	dir, _ := os.MkdirTemp("", "agent-example")
 	defer os.RemoveAll(dir)
 	os.WriteFile(filepath.Join(dir, "VERSION"), []byte("1.4.2\n"), 0o644)
-	tk, err := quiver.New(quiver.WithRoot(dir))
+	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard())
 	if err != nil {
 		panic(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/agent"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/builtin"
 )
 
 // A high-risk call goes to the toolkit's approver; with a Quorum of reviewer
@@ -38,7 +39,7 @@ func TestRunReviewsHighRiskCallsThroughQuorum(t *testing.T) {
 				q.Reviewers = append(q.Reviewers, newChatServer(t, vote(v)).model())
 			}
 			dir := t.TempDir()
-			tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithApprover(q))
+			tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithApprover(q))
 			if err != nil {
 				t.Fatal(err)
 			}

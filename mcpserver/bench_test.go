@@ -35,7 +35,7 @@ func quiverEcho(b *testing.B) http.Handler {
 	echo := tool.Func("echo", "Echoes text.", func(_ context.Context, _ tool.Context, in echoIn) (echoOut, error) {
 		return echoOut{Text: in.Text, Length: len(in.Text)}, nil
 	}, tool.ReadOnly())
-	tk, err := quiver.New(quiver.WithRoot(b.TempDir()), quiver.WithoutBuiltin(), quiver.WithTools(echo),
+	tk, err := quiver.New(quiver.WithRoot(b.TempDir()), quiver.WithTools(echo),
 		quiver.WithPolicy(policy.AllowAll()))
 	if err != nil {
 		b.Fatal(err)

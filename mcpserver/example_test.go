@@ -12,6 +12,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/mcpserver"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -27,7 +28,7 @@ func ExampleServer_Run() {
 	}, tool.ReadOnly())
 	dir, _ := os.MkdirTemp("", "mcpserver-example")
 	defer os.RemoveAll(dir)
-	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithoutBuiltin(), quiver.WithTools(add))
+	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithTools(add))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func ExampleServer_Handler() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "mcpserver-example")
 	defer os.RemoveAll(dir)
-	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithPolicy(policy.AllowAll()))
+	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(policy.AllowAll()))
 	if err != nil {
 		log.Fatal(err)
 	}

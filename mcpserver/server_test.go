@@ -16,6 +16,7 @@ import (
 	"github.com/quiverkit/quiver/mcpserver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -84,7 +85,7 @@ func newFixture(t *testing.T, extra ...quiver.Option) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := append([]quiver.Option{quiver.WithRoot(t.TempDir()), quiver.WithoutBuiltin(),
+	opts := append([]quiver.Option{quiver.WithRoot(t.TempDir()),
 		quiver.WithTools(echo, note, secret, slow, nap, boom), quiver.WithPolicy(p),
 		quiver.WithApprover(approve.Elicit{})}, extra...)
 	tk, err := quiver.New(opts...)
@@ -388,7 +389,7 @@ func TestOutputCacheRefsServeLaterCallsOfAnySession(t *testing.T) {
 	big := tool.Func("big", "Prints many lines.", func(context.Context, tool.Context, struct{}) (bigOut, error) {
 		return bigOut{Lines: 3000}, nil
 	}, tool.ReadOnly())
-	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), quiver.WithTools(big), quiver.WithPolicy(policy.AllowAll()))
+	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), builtin.Standard(), quiver.WithTools(big), quiver.WithPolicy(policy.AllowAll()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func FuzzStdioLine(f *testing.F) {
 	for _, seed := range []string{`[]`, `{}`, `null`, `{"jsonrpc":"2.0","id":1,"method":"ping"}  `} {
 		f.Add([]byte(seed))
 	}
-	tk, err := quiver.New(quiver.WithRoot(f.TempDir()), quiver.WithoutBuiltin())
+	tk, err := quiver.New(quiver.WithRoot(f.TempDir()))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/schema"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
@@ -71,7 +72,7 @@ func runPatchTool(t testing.TB, root, patch string) (string, error) {
 // runPatchInvoke runs apply_patch through a toolkit's whole pipeline.
 func runPatchInvoke(t testing.TB, root, patch string) (string, error) {
 	t.Helper()
-	tk, err := quiver.New(quiver.WithRoot(root), quiver.WithPolicy(policy.AllowAll()))
+	tk, err := quiver.New(quiver.WithRoot(root), builtin.Standard(), quiver.WithPolicy(policy.AllowAll()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestApplyPatchPolicyMatchesEveryPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tk, err := quiver.New(quiver.WithRoot(root), quiver.WithPolicy(pol))
+			tk, err := quiver.New(quiver.WithRoot(root), builtin.Standard(), quiver.WithPolicy(pol))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
 )
@@ -35,7 +36,7 @@ func execToolkit(t *testing.T, cfg policy.Config, opts ...quiver.Option) (*quive
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := quiver.New(append([]quiver.Option{quiver.WithRoot(dir), quiver.WithPolicy(p)}, opts...)...)
+	tk, err := quiver.New(append([]quiver.Option{quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(p)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/script"
 )
 
@@ -175,7 +176,7 @@ func approvingToolkit(t *testing.T, root string, opts ...quiver.Option) *quiver.
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := quiver.New(append([]quiver.Option{quiver.WithRoot(root), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto)}, opts...)...)
+	tk, err := quiver.New(append([]quiver.Option{quiver.WithRoot(root), builtin.Standard(), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

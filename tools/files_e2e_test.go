@@ -10,6 +10,7 @@ import (
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
 )
@@ -23,7 +24,7 @@ func TestFileToolsThroughToolkit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithPolicy(policy.AllowAll()))
+	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(policy.AllowAll()))
 	if err != nil {
 		t.Fatal(err)
 	}

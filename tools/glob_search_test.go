@@ -13,6 +13,7 @@ import (
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/cli"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
@@ -72,7 +73,7 @@ func TestGlobSearchRefusesBadInput(t *testing.T) {
 func TestSearchesStayInsideAnUnrestrictedWorkspace(t *testing.T) {
 	dir := writeSearchFixture(t)
 	for name := range searchBackends(t, dir) {
-		opts := []quiver.Option{quiver.WithPolicy(policy.AllowAll()), quiver.WithWorkspace(openUnrestricted(t, dir))}
+		opts := []quiver.Option{builtin.Standard(), quiver.WithPolicy(policy.AllowAll()), quiver.WithWorkspace(openUnrestricted(t, dir))}
 		if name == "cli" {
 			opts = append(opts, quiver.WithProvider(cli.New(cli.Options{})))
 		}

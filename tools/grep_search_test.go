@@ -17,6 +17,7 @@ import (
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/cli"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
@@ -75,7 +76,7 @@ func searchBackends(t *testing.T, dir string) map[string]*quiver.Toolkit {
 	t.Helper()
 	out := map[string]*quiver.Toolkit{}
 	for _, name := range []string{"builtin", "cli"} {
-		opts := []quiver.Option{quiver.WithRoot(dir), quiver.WithPolicy(policy.AllowAll())}
+		opts := []quiver.Option{quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(policy.AllowAll())}
 		if name == "cli" {
 			p := cli.New(cli.Options{})
 			if list, err := p.Tools(context.Background()); err != nil || len(list) < 3 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
 )
@@ -39,7 +40,7 @@ func TestWebToolsThroughToolkit(t *testing.T) {
 		t.Fatal(err)
 	}
 	web := tools.WebConfig{AllowPrivate: true, SearchURL: srv.URL + "/search"}
-	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), quiver.WithPolicy(pol),
+	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), builtin.Standard(), quiver.WithPolicy(pol),
 		quiver.Override(tools.WebConfigKey, func(context.Context) (tools.WebConfig, error) { return web, nil }))
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
 )
@@ -70,7 +71,7 @@ func webToolkit(t *testing.T, cfg policy.Config, approver policy.Approver) *quiv
 		t.Fatal(err)
 	}
 	web := tools.WebConfig{AllowPrivate: true}
-	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), quiver.WithPolicy(pol), quiver.WithApprover(approver),
+	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), builtin.Standard(), quiver.WithPolicy(pol), quiver.WithApprover(approver),
 		quiver.Override(tools.WebConfigKey, func(context.Context) (tools.WebConfig, error) { return web, nil }))
 	if err != nil {
 		t.Fatal(err)

@@ -12,18 +12,15 @@ import (
 	"github.com/quiverkit/quiver/provider/cli"
 )
 
-// wireBuiltin leaves the built-in tools out when [tools.builtin] enabled =
-// false or [tools] providers does not name them, and moves them when that
-// list prefers them over another source.
+// wireBuiltin adds the standard catalogue, at the priority [tools]
+// providers gives it, unless [tools.builtin] enabled = false or that list
+// does not name it. Its read-only classifier is wireExec's, which knows
+// [exec] low_risk_commands.
 func (a *app) wireBuiltin(cfg *config.Config) ([]quiver.Option, error) {
 	if !cfg.Tools.ProviderOn(config.KindBuiltin) {
-		return []quiver.Option{quiver.WithoutBuiltin()}, nil
-	}
-	p := rank(cfg, config.KindBuiltin, builtin.New())
-	if p.Priority() == provider.PriorityBuiltin {
 		return nil, nil
 	}
-	opts := []quiver.Option{quiver.WithoutBuiltin(), quiver.WithProvider(p)}
+	opts := []quiver.Option{quiver.WithProvider(rank(cfg, config.KindBuiltin, builtin.New()))}
 	for _, a := range builtin.Aliases() {
 		opts = append(opts, quiver.WithAlias(a))
 	}

@@ -34,7 +34,7 @@ func toolkit() (*quiver.Toolkit, driver.Invoker, func()) {
 			return listOut{Files: []string{in.Dir + "/q1.pdf", in.Dir + "/q2.pdf"}}, nil
 		}, tool.ReadOnly())
 	dir, _ := os.MkdirTemp("", "quiver-example")
-	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithoutBuiltin(), quiver.WithTools(list))
+	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithTools(list))
 	if err != nil {
 		panic(err)
 	}

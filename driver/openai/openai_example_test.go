@@ -36,7 +36,7 @@ func toolkit() (*quiver.Toolkit, driver.Invoker, func()) {
 			return weatherOut{City: in.City, TempC: 4, Sky: "light rain"}, nil
 		}, tool.ReadOnly())
 	dir, _ := os.MkdirTemp("", "quiver-example")
-	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithoutBuiltin(), quiver.WithTools(weather))
+	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithTools(weather))
 	if err != nil {
 		panic(err)
 	}

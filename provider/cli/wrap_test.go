@@ -11,6 +11,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -22,7 +23,7 @@ func wrappedToolkit(t *testing.T, approver policy.Approver) *quiver.Toolkit {
 	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
-	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), quiver.WithApprover(approver), quiver.WithProvider(p))
+	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), builtin.Standard(), quiver.WithApprover(approver), quiver.WithProvider(p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestWrappedBadInput(t *testing.T) {
 
 func TestWrappedMissingProgramFails(t *testing.T) {
 	p := New(Options{Aliases: map[string]string{"my_tool": "external-cli-command-that-is-not-installed"}})
-	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), quiver.WithApprover(approve.Auto), quiver.WithProvider(p))
+	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), builtin.Standard(), quiver.WithApprover(approve.Auto), quiver.WithProvider(p))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/custom"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -33,7 +34,7 @@ func toolkit(t *testing.T, defs []config.Custom, allow ...string) (*quiver.Toolk
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithPolicy(pol), quiver.WithApprover(approve.Deny), quiver.WithProvider(p))
+	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(pol), quiver.WithApprover(approve.Deny), quiver.WithProvider(p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func BenchmarkInvokeCustom(b *testing.B) {
 		b.Fatal(err)
 	}
 	pol, _ := policy.New(policy.Config{Default: policy.Deny, Allow: []string{"say(echo *)"}}, policy.WorkspaceWrite)
-	tk, err := quiver.New(quiver.WithRoot(b.TempDir()), quiver.WithPolicy(pol), quiver.WithProvider(p))
+	tk, err := quiver.New(quiver.WithRoot(b.TempDir()), builtin.Standard(), quiver.WithPolicy(pol), quiver.WithProvider(p))
 	if err != nil {
 		b.Fatal(err)
 	}

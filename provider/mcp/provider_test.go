@@ -26,7 +26,7 @@ import (
 // tools) under a policy that allows everything.
 func toolkit(t *testing.T, provs ...*Provider) *quiver.Toolkit {
 	t.Helper()
-	opts := []quiver.Option{quiver.WithRoot(t.TempDir()), quiver.WithoutBuiltin(), quiver.WithPolicy(policy.AllowAll())}
+	opts := []quiver.Option{quiver.WithRoot(t.TempDir()), quiver.WithPolicy(policy.AllowAll())}
 	for _, p := range provs {
 		opts = append(opts, quiver.WithProvider(p))
 		t.Cleanup(func() { p.Close() })

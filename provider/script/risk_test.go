@@ -10,6 +10,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/script"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -69,7 +70,7 @@ func TestAScriptCannotLowerItsOwnRisk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tk, err := quiver.New(quiver.WithRoot(root), quiver.WithPolicy(pol), quiver.WithApprover(approve.Deny), quiver.WithProvider(p))
+			tk, err := quiver.New(quiver.WithRoot(root), builtin.Standard(), quiver.WithPolicy(pol), quiver.WithApprover(approve.Deny), quiver.WithProvider(p))
 			if err != nil {
 				t.Fatal(err)
 			}

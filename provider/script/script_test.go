@@ -13,6 +13,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/script"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -40,7 +41,7 @@ func scripts(t *testing.T, files map[string]string, modes map[string]os.FileMode
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := quiver.New(quiver.WithRoot(root), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto), quiver.WithProvider(p))
+	tk, err := quiver.New(quiver.WithRoot(root), builtin.Standard(), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto), quiver.WithProvider(p))
 	if err != nil {
 		t.Fatal(err)
 	}
