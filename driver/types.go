@@ -64,7 +64,9 @@ const (
 	MetaCallerID   = "caller_id"
 )
 
-// ToolCall is one call a model asked for.
+// ToolCall is one call a model asked for. It is also what the root
+// package's Toolkit runs (InvokeCall, InvokeAll): there is one type for a
+// model's call, from the provider's response to the pipeline.
 type ToolCall struct {
 	// ID pairs the call with its result. Unique within a response.
 	ID   string
