@@ -11,7 +11,8 @@
 //
 // Each tool file registers its constructor in an init function; [All] builds
 // the whole set. Registration keeps a tool's name, types, description and
-// handler in one place: adding a tool touches no other file.
+// handler in one place: adding a tool touches no other file. A toolkit gets
+// the set, with its aliases, from package provider/builtin (builtin.Standard).
 package tools
 
 import (
