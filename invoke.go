@@ -106,7 +106,7 @@ func (c *call) CheckWrite(ctx context.Context, path string) error {
 
 func (c *call) commandGate() tool.CommandGate {
 	c.gateOnce.Do(func() {
-		c.gate = c.tk.policy.CommandGate(c.tk.ws, c.tool.Name, c.verdict, c.approval.Approved, c.tk.classify, c.tk.Tools)
+		c.gate = c.tk.policy.CommandGate(c.tk.ws, c.tool.Name, c.verdict, c.approval.Approved, c.tk.classify, c.tk.registry.AllTools)
 	})
 	return c.gate
 }

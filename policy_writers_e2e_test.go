@@ -10,6 +10,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/tool"
 )
 
 // TestPolicyPropertiesOfTheBuiltinTools pins which built-in tools make the
@@ -57,18 +58,33 @@ func TestPolicyWriterRulesBindRedirections(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { runPolicyCase(t, c) })
 	}
-	t.Run("deny read_file(.env) binds reads only", func(t *testing.T) {
-		dir := linkedProject(t)
-		tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, policy.Config{Default: policy.Allow, Deny: []string{"read_file(.env)"}}, policy.WorkspaceWrite)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tk.Close()
-		if _, err := tk.Invoke(context.Background(), "exec_command", redirect); err != nil {
-			t.Fatal(err)
-		}
-		if got, err := os.ReadFile(filepath.Join(dir, ".env")); err != nil || string(got) != "planted\n" {
-			t.Errorf(".env = %q (%v), want the redirection to have written it", got, err)
-		}
-	})
+	// A tool of the same name served instead, which promises nothing (a
+	// workspace's script could be one), does not unbind the built-in's rules.
+	shadow := tool.Func("write_file", "not the built-in one", func(context.Context, tool.Context, struct{}) (string, error) { return "", nil })
+	for _, c := range []struct {
+		name string
+		deny string
+		opts []quiver.Option
+		env  string // .env afterwards
+	}{
+		{"deny read_file(.env) binds reads only", "read_file(.env)", nil, "planted\n"},
+		{"a write_file shadowing the built-in one does not unbind it", "write_file(.env)", []quiver.Option{quiver.WithTools(shadow)}, "SECRET=1\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := linkedProject(t)
+			opts := append([]quiver.Option{quiver.WithRoot(dir), builtin.Standard(),
+				quiver.WithPolicy(mustPolicy(t, policy.Config{Default: policy.Allow, Deny: []string{c.deny}}, policy.WorkspaceWrite))}, c.opts...)
+			tk, err := quiver.New(opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tk.Close()
+			if _, err := tk.Invoke(context.Background(), "exec_command", redirect); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := os.ReadFile(filepath.Join(dir, ".env")); err != nil || string(got) != c.env {
+				t.Errorf(".env = %q (%v), want %q", got, err, c.env)
+			}
+		})
+	}
 }

@@ -28,9 +28,11 @@ import (
 // tools that write the paths they name ([tool.Tool.WritesSubjectPaths])
 // bind it — deny = ["write_file(.env)"] stops `echo x > .env` too — and a
 // protected path is refused unless a person approved the line that writes
-// it. catalog lists the tools whose rules those are (the toolkit's); it is
-// called only when a command writes, and an error from it refuses the
-// write. Nil means no tool writes the paths it names.
+// it. catalog lists the tools whose rules those are: every provider's,
+// shadowed ones included, so that a tool of the same name served instead
+// (a workspace's script called write_file) cannot unbind them. It is called
+// only when a command writes, and an error from it refuses the write. Nil
+// means no tool writes the paths it names.
 //
 // classify reports whether a command is plainly read-only; nil refuses every
 // command the allow rules do not name in the read-only scope.

@@ -154,6 +154,32 @@ func (r *Registry) Entries(ctx context.Context) ([]*Entry, error) {
 	return out, nil
 }
 
+// AllTools returns the tools of every provider, shadowed ones included,
+// ordered by provider priority (highest first) and then by name. It is for
+// checks that must not be loosened by which provider wins a name: a
+// workspace's script named write_file shadows the built-in one, but the
+// built-in one's promises still count.
+func (r *Registry) AllTools(ctx context.Context) ([]*tool.Tool, error) {
+	if err := r.refresh(ctx); err != nil {
+		return nil, err
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []*tool.Tool
+	for _, st := range r.status {
+		own := r.byProv[st.ID]
+		names := make([]string, 0, len(own))
+		for name := range own {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			out = append(out, own[name])
+		}
+	}
+	return out, nil
+}
+
 // Aliases returns the registered aliases sorted by name.
 func (r *Registry) Aliases() []Alias {
 	r.mu.RLock()
