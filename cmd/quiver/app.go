@@ -28,8 +28,7 @@ type globalFlags struct {
 // configuration, the toolkit built from both, and the providers that
 // toolkit was given, which `quiver tools`, `config check` and `serve` ask
 // about after it is built. Everything a run makes hangs here, so that
-// nothing outlives it or leaks into another run in the same process (the
-// tests').
+// nothing outlives the run.
 type app struct {
 	flags  globalFlags
 	cfg    *config.Config
@@ -87,8 +86,9 @@ func (a *app) toolkit(extra ...quiver.Option) (*quiver.Toolkit, error) {
 
 // toolkitOptions are the toolkit's options from the flags and the
 // configuration: the base (policy, root, approver, audit), then each tool
-// source and setting in turn. Later options win, so the order is the
-// precedence.
+// source and setting in turn. Where two options set the same thing the
+// later wins; which provider serves a tool is its priority, not its place
+// here.
 func (a *app) toolkitOptions(cfg *config.Config) ([]quiver.Option, error) {
 	var opts []quiver.Option
 	for _, step := range []func(*config.Config) ([]quiver.Option, error){
