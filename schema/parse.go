@@ -132,20 +132,33 @@ func (p *parser) object(depth int) (map[string]any, error) {
 			return nil, err
 		}
 		m[k] = v
-		p.space()
-		if p.i >= len(p.data) {
-			return nil, p.errorf("unexpected end of input")
+		done, err := p.next('}', "object key:value pair")
+		if err != nil {
+			return nil, err
 		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
+		if done {
 			return m, nil
-		default:
-			return nil, p.errorf("after object key:value pair: invalid character %q", p.data[p.i])
 		}
 	}
+}
+
+// next consumes what follows a member of an object or array: a comma, when
+// more follow, or closing, which ends it (done). what names the member in
+// the error, as encoding/json does.
+func (p *parser) next(closing byte, what string) (done bool, err error) {
+	p.space()
+	if p.i >= len(p.data) {
+		return false, p.errorf("unexpected end of input")
+	}
+	switch p.data[p.i] {
+	case ',':
+		p.i++
+		return false, nil
+	case closing:
+		p.i++
+		return true, nil
+	}
+	return false, p.errorf("after %s: invalid character %q", what, p.data[p.i])
 }
 
 func (p *parser) array(depth int) ([]any, error) {
@@ -165,18 +178,12 @@ func (p *parser) array(depth int) ([]any, error) {
 			return nil, err
 		}
 		out = append(out, v)
-		p.space()
-		if p.i >= len(p.data) {
-			return nil, p.errorf("unexpected end of input")
+		done, err := p.next(']', "array element")
+		if err != nil {
+			return nil, err
 		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		if done {
 			return out, nil
-		default:
-			return nil, p.errorf("after array element: invalid character %q", p.data[p.i])
 		}
 	}
 }
