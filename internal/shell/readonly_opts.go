@@ -175,15 +175,23 @@ func (s *optSpec) parseLong(args []string, i int, p *parsedArgs) (int, bool) {
 		}
 	case requiredOpt:
 		if !hasValue {
-			if i+1 >= len(args) {
+			var ok bool
+			if value, i, ok = nextArg(args, i); !ok {
 				return i, false
 			}
-			i++
-			value = args[i]
 		}
 	}
 	p.opts = append(p.opts, usedOpt{o.name, value})
 	return i, true
+}
+
+// nextArg takes args[i+1] as the value of the option at args[i]; there is
+// none when args[i] is the last.
+func nextArg(args []string, i int) (value string, next int, ok bool) {
+	if i+1 >= len(args) {
+		return "", i, false
+	}
+	return args[i+1], i + 1, true
 }
 
 // resolve finds the read-only option a long option name selects: its exact
@@ -229,11 +237,10 @@ func (s *optSpec) parseShort(args []string, i int, p *parsedArgs) (int, bool) {
 		}
 		value := a[j+1:]
 		if value == "" {
-			if i+1 >= len(args) {
+			var ok bool
+			if value, i, ok = nextArg(args, i); !ok {
 				return i, false
 			}
-			i++
-			value = args[i]
 		}
 		p.opts = append(p.opts, usedOpt{o.name, value})
 		return i, true
