@@ -18,7 +18,6 @@ import (
 	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
-	"github.com/quiverkit/quiver/workspace"
 )
 
 // DefaultTimeout is a custom tool's timeout when the configuration sets none.
@@ -243,7 +242,7 @@ func (d *def) execute(ctx context.Context, tc tool.Context, args json.RawMessage
 	if err != nil {
 		return tool.Result{}, err
 	}
-	ws, err := workspace.From(ctx, tc)
+	ws, box, err := Confine(ctx, tc)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -254,10 +253,6 @@ func (d *def) execute(ctx context.Context, tc tool.Context, args json.RawMessage
 			return tool.Result{}, tool.Errorf(tool.CodeExecutionFailed, "workdir %q is not a directory inside the workspace (check [[tools.custom]] %s)", d.Workdir, d.Name)
 		}
 		dir = filepath.Join(dir, d.Workdir)
-	}
-	box, err := sandbox.For(ctx, tc, ws.Dir())
-	if err != nil {
-		return tool.Result{}, sandbox.ToolError(err)
 	}
 	out, err := Run(ctx, Process{Argv: argv, Dir: dir, Env: d.env, Timeout: d.timeout, Combined: true, Sandbox: box})
 	switch {

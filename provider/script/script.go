@@ -20,7 +20,6 @@ import (
 	"github.com/quiverkit/quiver/provider/custom"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
-	"github.com/quiverkit/quiver/workspace"
 )
 
 // DefaultDir is the scripts directory, relative to the workspace root.
@@ -222,13 +221,9 @@ type script struct {
 const stderrTail = 4 << 10
 
 func (s *script) execute(ctx context.Context, tc tool.Context, args json.RawMessage) (tool.Result, error) {
-	ws, err := workspace.From(ctx, tc)
+	ws, box, err := custom.Confine(ctx, tc)
 	if err != nil {
 		return tool.Result{}, err
-	}
-	box, err := sandbox.For(ctx, tc, ws.Dir())
-	if err != nil {
-		return tool.Result{}, sandbox.ToolError(err)
 	}
 	out, err := custom.Run(ctx, custom.Process{Argv: []string{s.path}, Dir: ws.Dir(), Env: s.env,
 		Stdin: strings.NewReader(string(args)), Timeout: s.timeout, Sandbox: box})
