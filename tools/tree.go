@@ -239,14 +239,7 @@ func markUnreadable(out []listEntry, rel string, err error) {
 // directory.
 func listablePath(ctx context.Context, tc tool.Context, p string) (*workspace.Workspace, string, error) {
 	p = orRoot(p)
-	if len(p) > maxPathBytes {
-		return nil, "", tool.Errorf(tool.CodeInvalidArguments, "field \"path\": %d bytes long; paths are at most %d bytes", len(p), maxPathBytes)
-	}
-	ws, err := workspace.From(ctx, tc)
-	if err != nil {
-		return nil, "", err
-	}
-	rel, err := ws.Rel(p)
+	ws, rel, err := pathArg(ctx, tc, p)
 	if err != nil {
 		return nil, "", err
 	}
