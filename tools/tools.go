@@ -35,13 +35,16 @@ func register(newTool func() *tool.Tool) {
 	mu.Unlock()
 }
 
-// All returns a fresh instance of every built-in tool, sorted by name.
+// All returns a fresh instance of every built-in tool that works on this
+// system (see [Unavailable]), sorted by name.
 func All() []*tool.Tool {
 	mu.Lock()
 	defer mu.Unlock()
 	out := make([]*tool.Tool, 0, len(constructors))
 	for _, c := range constructors {
-		out = append(out, c())
+		if t := c(); Unavailable()[t.Name] == "" {
+			out = append(out, t)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

@@ -3,7 +3,6 @@ package tools
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,7 +42,7 @@ func listingFixture(t *testing.T) string {
 	if err := os.Symlink("../README.md", filepath.Join(root, "src", "link")); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(root, "pipe")); err != nil {
 		t.Fatal(err)
 	}
 	return root

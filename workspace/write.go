@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"strings"
-	"syscall"
 
 	"github.com/quiverkit/quiver/tool"
 )
@@ -162,7 +161,7 @@ func createTemp(root *os.Root, name string, perm fs.FileMode) (*os.File, string,
 		if err != nil {
 			return nil, "", err
 		}
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX) != nil {
+		if lock(f, false) != nil {
 			return f, tmp, nil // no locks on this file system: nothing is ever swept either
 		}
 		held, err1 := f.Stat()
@@ -202,7 +201,7 @@ func removeStaleTemps(root *os.Root, name string) {
 }
 
 func removeIfUnlocked(root *os.Root, tmp string) {
-	f, err := root.OpenFile(tmp, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err := root.OpenFile(tmp, os.O_RDONLY|openNoFollow, 0)
 	if err != nil {
 		return
 	}
@@ -210,7 +209,7 @@ func removeIfUnlocked(root *os.Root, tmp string) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return
 	}
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+	if lock(f, true) != nil {
 		return // a live writer holds it
 	}
 	root.Remove(tmp)

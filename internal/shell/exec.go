@@ -451,19 +451,3 @@ func envMap(env []string) map[string]string {
 }
 
 func stringReader(s string) io.Reader { return strings.NewReader(s) }
-
-// Join returns argv as one shell-quoted line, as a person would type it.
-func Join(argv []string) string {
-	var b strings.Builder
-	for i, a := range argv {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		q, err := syntax.Quote(a, syntax.LangBash)
-		if err != nil {
-			q = fmt.Sprintf("%q", a)
-		}
-		b.WriteString(q)
-	}
-	return b.String()
-}

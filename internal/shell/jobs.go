@@ -10,57 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 )
-
-// Jobs runs commands in the background and keeps their output until it is
-// read. Each job's whole output goes to a log file of its own (so a job that
-// prints gigabytes costs disk, not memory); reading a job returns what it
-// printed since the last read, its head and tail within a [Budget].
-//
-// Jobs belong to whoever made the registry — for exec_command, the toolkit
-// — and end with it: Close kills every job still running and removes the
-// logs. It is safe for concurrent use.
-type Jobs struct {
-	// MaxRunning bounds the jobs running at once (default 16); MaxKept
-	// bounds the finished jobs kept for reading (default 64; the oldest go
-	// first).
-	MaxRunning, MaxKept int
-
-	mu     sync.Mutex
-	closed bool
-	seq    int
-	dir    string
-	jobs   map[string]*Job
-	order  []string
-}
-
-// NewJobs returns an empty registry.
-func NewJobs() *Jobs { return &Jobs{MaxRunning: 16, MaxKept: 64, jobs: map[string]*Job{}} }
-
-// Job is one background command.
-type Job struct {
-	ID      string
-	Command string
-	Started time.Time
-
-	logPath string
-	log     *os.File // written by the run
-	reader  *os.File // read by Read
-	written atomic.Int64
-	stop    context.CancelCauseFunc
-	done    chan struct{}
-
-	mu      sync.Mutex
-	read    int64
-	outcome Outcome
-	err     error
-}
-
-// ErrUnknownJob is returned for a job id the registry does not have.
-var ErrUnknownJob = errors.New("no such job")
 
 // Start starts spec in the background, detached from ctx's cancellation
 // (the call that started it returns at once). timeout, if positive, bounds
@@ -193,17 +145,6 @@ func (js *Jobs) Get(id string) (*Job, error) {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownJob, id)
 	}
 	return j, nil
-}
-
-// Snapshot is a job's state and the output it printed since the last read.
-type Snapshot struct {
-	ID, Command string
-	Running     bool
-	Outcome     Outcome // when not Running
-	Err         error   // the run could not be set up
-	Output      View    // the new output; its Head and Tail when it outgrew the budget
-	LogFile     string  // the job's whole output so far
-	Elapsed     time.Duration
 }
 
 // Wait waits up to d for the job to finish (returning early if ctx is

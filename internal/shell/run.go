@@ -16,62 +16,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/quiverkit/quiver/sandbox"
-	"github.com/quiverkit/quiver/tool"
-	"github.com/quiverkit/quiver/workspace"
 )
-
-// Spec says what to run, where, and under which gate.
-type Spec struct {
-	// Command is a bash command line, run by the in-process interpreter.
-	// Argv, when set instead, is a program and its arguments, run directly.
-	Command string
-	Argv    []string
-
-	Dir       string   // the working directory, absolute, inside Workspace
-	Env       []string // the environment, NAME=VALUE
-	BaseEnv   []string // the environment before the call's own settings; see UnsafeEnv
-	Workspace *workspace.Workspace
-	Gate      tool.CommandGate // asked about every program before it starts and every file opened for writing
-	// Sandbox confines every program the run starts (nil: unconfined, for
-	// tests of the shell itself; tools always set it). A run under a
-	// confined profile without a TempDir gets one of its own, removed when
-	// the run ends.
-	Sandbox *sandbox.Profile
-
-	// Output receives standard output and standard error, interleaved as
-	// produced (both are one pipe), from a single goroutine.
-	Output io.Writer
-}
-
-// Stop says why a run ended before its commands did.
-type Stop string
-
-// The reasons a run is stopped.
-const (
-	Finished  Stop = ""          // it ran to its end
-	TimedOut  Stop = "timeout"   // its context's deadline passed
-	Cancelled Stop = "cancelled" // its context was cancelled
-	Refused   Stop = "refused"   // the gate refused a command or a write
-	Killed    Stop = "killed"    // it was killed (see ErrKilled)
-)
-
-// ErrKilled is the cause to cancel a run's context with to have it
-// reported as Killed rather than Cancelled (exec_kill does).
-var ErrKilled = errors.New("killed")
-
-// Refusal is one command or write the gate refused.
-type Refusal struct {
-	Command string `json:"command"` // the command as it was about to run, or "write PATH"
-	Reason  string `json:"reason"`  // the gate's message, naming the rule
-}
-
-// Outcome is how a run ended.
-type Outcome struct {
-	ExitCode int // the shell's exit status; -1 when stopped by a timeout, a cancellation or a kill
-	Stop     Stop
-	Refused  []Refusal
-	Duration time.Duration
-}
 
 var errRefused = errors.New("refused by the command gate")
 

@@ -1,0 +1,39 @@
+//go:build !unix
+
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// errNoRun is why nothing runs here: a run's guarantees (every process in
+// one group, killed whole; waitid) are unix's, and without them a command
+// could outlive its call. Reading command lines (Parse, SimpleCommands,
+// the read-only classifier) works everywhere.
+var errNoRun = fmt.Errorf("running commands needs a unix system (process groups): %w", errors.ErrUnsupported)
+
+// Run refuses: see errNoRun.
+func Run(context.Context, Spec) (Outcome, error) { return Outcome{ExitCode: -1}, errNoRun }
+
+// Start refuses: see errNoRun.
+func (js *Jobs) Start(context.Context, Spec, time.Duration) (*Job, error) { return nil, errNoRun }
+
+// Get finds no job: none can start here.
+func (js *Jobs) Get(string) (*Job, error) { return nil, ErrUnknownJob }
+
+// Close has nothing to stop.
+func (js *Jobs) Close() error { return nil }
+
+// Wait refuses: no job can start here.
+func (j *Job) Wait(context.Context, time.Duration, Budget) (Snapshot, error) {
+	return Snapshot{}, errNoRun
+}
+
+// Kill refuses: no job can start here.
+func (j *Job) Kill(Budget) (Snapshot, error) { return Snapshot{}, errNoRun }
+
+// Read refuses: no job can start here.
+func (j *Job) Read(Budget) (Snapshot, error) { return Snapshot{}, errNoRun }

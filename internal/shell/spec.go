@@ -1,0 +1,161 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
+)
+
+// The types of running commands, on every system; running them needs unix
+// (run.go, jobs.go), and elsewhere Run and Jobs.Start refuse (run_other.go).
+
+// Spec says what to run, where, and under which gate.
+type Spec struct {
+	// Command is a bash command line, run by the in-process interpreter.
+	// Argv, when set instead, is a program and its arguments, run directly.
+	Command string
+	Argv    []string
+
+	Dir       string   // the working directory, absolute, inside Workspace
+	Env       []string // the environment, NAME=VALUE
+	BaseEnv   []string // the environment before the call's own settings; see UnsafeEnv
+	Workspace *workspace.Workspace
+	Gate      tool.CommandGate // asked about every program before it starts and every file opened for writing
+	// Sandbox confines every program the run starts (nil: unconfined, for
+	// tests of the shell itself; tools always set it). A run under a
+	// confined profile without a TempDir gets one of its own, removed when
+	// the run ends.
+	Sandbox *sandbox.Profile
+
+	// Output receives standard output and standard error, interleaved as
+	// produced (both are one pipe), from a single goroutine.
+	Output io.Writer
+}
+
+// Stop says why a run ended before its commands did.
+type Stop string
+
+// The reasons a run is stopped.
+const (
+	Finished  Stop = ""          // it ran to its end
+	TimedOut  Stop = "timeout"   // its context's deadline passed
+	Cancelled Stop = "cancelled" // its context was cancelled
+	Refused   Stop = "refused"   // the gate refused a command or a write
+	Killed    Stop = "killed"    // it was killed (see ErrKilled)
+)
+
+// ErrKilled is the cause to cancel a run's context with to have it
+// reported as Killed rather than Cancelled (exec_kill does).
+var ErrKilled = errors.New("killed")
+
+// Refusal is one command or write the gate refused.
+type Refusal struct {
+	Command string `json:"command"` // the command as it was about to run, or "write PATH"
+	Reason  string `json:"reason"`  // the gate's message, naming the rule
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	ExitCode int // the shell's exit status; -1 when stopped by a timeout, a cancellation or a kill
+	Stop     Stop
+	Refused  []Refusal
+	Duration time.Duration
+}
+
+// Jobs runs commands in the background and keeps their output until it is
+// read. Each job's whole output goes to a log file of its own (so a job that
+// prints gigabytes costs disk, not memory); reading a job returns what it
+// printed since the last read, its head and tail within a [Budget].
+//
+// Jobs belong to whoever made the registry — for exec_command, the toolkit
+// — and end with it: Close kills every job still running and removes the
+// logs. It is safe for concurrent use.
+type Jobs struct {
+	// MaxRunning bounds the jobs running at once (default 16); MaxKept
+	// bounds the finished jobs kept for reading (default 64; the oldest go
+	// first).
+	MaxRunning, MaxKept int
+
+	mu     sync.Mutex
+	closed bool
+	seq    int
+	dir    string
+	jobs   map[string]*Job
+	order  []string
+}
+
+// NewJobs returns an empty registry.
+func NewJobs() *Jobs { return &Jobs{MaxRunning: 16, MaxKept: 64, jobs: map[string]*Job{}} }
+
+// Job is one background command.
+type Job struct {
+	ID      string
+	Command string
+	Started time.Time
+
+	logPath string
+	log     *os.File // written by the run
+	reader  *os.File // read by Read
+	written atomic.Int64
+	stop    context.CancelCauseFunc
+	done    chan struct{}
+
+	mu      sync.Mutex
+	read    int64
+	outcome Outcome
+	err     error
+}
+
+// ErrUnknownJob is returned for a job id the registry does not have.
+var ErrUnknownJob = errors.New("no such job")
+
+// Snapshot is a job's state and the output it printed since the last read.
+type Snapshot struct {
+	ID, Command string
+	Running     bool
+	Outcome     Outcome // when not Running
+	Err         error   // the run could not be set up
+	Output      View    // the new output; its Head and Tail when it outgrew the budget
+	LogFile     string  // the job's whole output so far
+	Elapsed     time.Duration
+}
+
+// Recorder is implemented by a command gate that wants to know which
+// programs actually ran, for the record: the toolkit's per-call gate puts
+// them in the call's audit record. A gate is asked about several forms of a
+// command, and about commands that then never start; Ran is told once per
+// program, with argv as it runs (after expansion), after the gate allowed
+// it and just before it starts. Shell builtins (cd, echo, read...) start no
+// program and are not reported; what eval, source or sh -c run through
+// them is.
+type Recorder interface {
+	Ran(argv []string)
+}
+
+// Join returns argv as one shell-quoted line, as a person would type it.
+func Join(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil {
+			q = fmt.Sprintf("%q", a)
+		}
+		b.WriteString(q)
+	}
+	return b.String()
+}
