@@ -22,23 +22,24 @@ type hits struct {
 // tool is offered as and what its calls get cannot drift apart.
 func (p *Policy) verdict(t *tool.Tool, risk tool.Risk, h hits) Verdict {
 	byTools, named := p.tools[t.Name]
-	toolsRule := "tools." + t.Name + " = " + string(byTools)
+	// Built only when it decides: verdict runs several times a call.
+	toolsRule := func() string { return "tools." + t.Name + " = " + string(byTools) }
 	var v Verdict
 	switch {
 	case h.deny != "":
 		return Verdict{Decision: Deny, Rule: "deny: " + h.deny}
 	case named && byTools == Deny:
-		return Verdict{Decision: Deny, Rule: toolsRule}
+		return Verdict{Decision: Deny, Rule: toolsRule()}
 	case p.scopeForbids(t, risk):
 		return Verdict{Decision: Deny, Rule: "write scope read-only (the call may change files)"}
 	case h.ask != "":
 		v = Verdict{Decision: Ask, Rule: "ask: " + h.ask}
 	case named && byTools == Ask:
-		v = Verdict{Decision: Ask, Rule: toolsRule}
+		v = Verdict{Decision: Ask, Rule: toolsRule()}
 	case h.allow != "":
 		v = Verdict{Decision: Allow, Rule: "allow: " + h.allow, BySpecifier: h.bySpec}
 	case named && byTools == Allow:
-		v = Verdict{Decision: Allow, Rule: toolsRule}
+		v = Verdict{Decision: Allow, Rule: toolsRule()}
 	case p.def != Deny && risk == tool.RiskLow:
 		v = Verdict{Decision: Allow, Rule: "default for low-risk tools", ByLowRisk: true}
 	default:
@@ -141,14 +142,16 @@ func (p *Policy) Offer(t *tool.Tool) Offer {
 	// Each kind of rule offers its bare rule, which every call hits, or
 	// else "no hit" and, when a specifier rule names the tool, a hit.
 	var choices [3][]string
-	for i, rules := range [][]Rule{p.deny, p.ask, p.allow} {
-		choices[i] = []string{""}
+	var backing [3][2]string // at most two choices each; kept off the heap
+	for i, rules := range [3][]Rule{p.deny, p.ask, p.allow} {
+		choices[i] = backing[i][:1]
 		for _, r := range rules {
 			if !r.matchesTool(t.Name) {
 				continue
 			}
 			if r.Spec == "" {
-				choices[i] = []string{r.String()}
+				backing[i][0] = r.String()
+				choices[i] = backing[i][:1]
 				break
 			}
 			if len(choices[i]) == 1 {
@@ -174,8 +177,7 @@ func (p *Policy) Offer(t *tool.Tool) Offer {
 			}
 		}
 	}
-	order := map[Decision]int{Allow: 0, Ask: 1, Deny: 2}
-	slices.SortFunc(o.Some, func(a, b Decision) int { return order[a] - order[b] })
+	slices.SortFunc(o.Some, func(a, b Decision) int { return strictness(a) - strictness(b) })
 	return o
 }
 
@@ -195,3 +197,14 @@ func (p *Policy) Gate(t *tool.Tool) error {
 // Visible reports whether a model should be offered t at all: false for
 // tools the gate always refuses.
 func (p *Policy) Visible(t *tool.Tool) bool { return p.Offer(t).Offered() }
+
+// strictness orders decisions from allow to deny.
+func strictness(d Decision) int {
+	switch d {
+	case Allow:
+		return 0
+	case Ask:
+		return 1
+	}
+	return 2
+}

@@ -65,7 +65,9 @@ type Scope struct {
 	overrides map[string]Factory
 	shared    *Scope // the toolkit-wide scope for Shared keys; nil in that scope itself
 
-	preset struct { // one value set by the pipeline, kept inline: no allocation
+	// The values the pipeline sets for each call (the command gate, the
+	// sandbox profile, the URL gate), kept inline: no allocation.
+	preset [3]struct {
 		id string
 		v  any
 	}
@@ -98,9 +100,11 @@ func (s *Scope) Init(overrides map[string]Factory, shared *Scope) {
 func (s *Scope) Provide(id string, v any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.preset.id == "" || s.preset.id == id {
-		s.preset.id, s.preset.v = id, v
-		return
+	for i := range s.preset {
+		if p := &s.preset[i]; p.id == "" || p.id == id {
+			p.id, p.v = id, v
+			return
+		}
 	}
 	lv := &lazyValue{v: v}
 	lv.once.Do(func() {})
@@ -115,10 +119,11 @@ func (s *Scope) get(ctx context.Context, id string, shared bool, create Factory)
 		return s.shared.get(ctx, id, false, create)
 	}
 	s.mu.Lock()
-	if s.preset.id == id {
-		v := s.preset.v
-		s.mu.Unlock()
-		return v, nil
+	for _, p := range s.preset {
+		if p.id == id {
+			s.mu.Unlock()
+			return p.v, nil
+		}
 	}
 	if s.values == nil {
 		s.values = map[string]*lazyValue{}
