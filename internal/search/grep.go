@@ -3,6 +3,8 @@ package search
 import (
 	"context"
 	"io"
+	"io/fs"
+	"os"
 	"sync/atomic"
 
 	"github.com/quiverkit/quiver/workspace"
@@ -85,16 +87,24 @@ func (e *Entry) open(ws *workspace.Workspace) (fileReader, error) {
 	if e.dir != nil && !e.followed {
 		return e.dir.sys.openFile(e.Name)
 	}
-	f, err := ws.Open(e.Rel)
+	f, fi, err := statOpened(ws.Open(e.Rel))
 	if err != nil {
 		return nil, err
+	}
+	return osFile{f, fi.Size()}, nil
+}
+
+// statOpened stats a file just opened, closing it when that fails.
+func statOpened(f *os.File, err error) (*os.File, fs.FileInfo, error) {
+	if err != nil {
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return osFile{f, fi.Size()}, nil
+	return f, fi, nil
 }
 
 type osFile struct {

@@ -54,13 +54,8 @@ func (d *sysDir) close() { d.root.Close() }
 var errNotRegular = errors.New("not a regular file")
 
 func (d *sysDir) openFile(name string) (*sysFile, error) {
-	f, err := d.root.Open(name)
+	f, fi, err := statOpened(d.root.Open(name))
 	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
