@@ -8,7 +8,6 @@
 package mcppeers
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,23 +15,17 @@ import (
 )
 
 // Dir returns the folder the peers are installed in: $QUIVER_TOOLS, or
-// .tools in the module's root, found from the working directory up.
+// quiver-test-peers in the user's cache folder, where scripts/mcp-peers puts
+// them.
 func Dir() (string, error) {
 	if d := os.Getenv("QUIVER_TOOLS"); d != "" {
 		return d, nil
 	}
-	wd, err := os.Getwd()
+	cache, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("locating the MCP peers: %w", err)
 	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, ".tools"), nil
-		}
-		if filepath.Dir(d) == d {
-			return "", errors.New("locating the MCP peers: no go.mod above the working directory")
-		}
-	}
+	return filepath.Join(cache, "quiver-test-peers"), nil
 }
 
 // Modules is the node_modules folder of the Node 20 peers, relative to Dir.
