@@ -33,6 +33,8 @@ func TestGrep(t *testing.T) {
 		{"anchors match at line ends", text, GrepOptions{Pattern: "^[a-d].*a$", Regex: true},
 			GrepResult{Groups: [][]GrepLine{{match(1, "alpha"), match(2, "beta")}, {match(4, "delta")}}, Matches: 3, Shown: 3}},
 		{"a match never spans lines", "ab\ncd\n", GrepOptions{Pattern: `b\sc`, Regex: true}, GrepResult{}},
+		{"a negated class never matches a line break", "ab\ncd\n", GrepOptions{Pattern: `b[^x]c`, Regex: true}, GrepResult{}},
+		{"nor does a dot", "ab\ncd\n", GrepOptions{Pattern: `b.c`, Regex: true}, GrepResult{}},
 		{"a match found across lines still counts its own line", "xb\ncd\nb c\n", GrepOptions{Pattern: `b\sc`, Regex: true},
 			GrepResult{Groups: [][]GrepLine{{match(3, "b c")}}, Matches: 1, Shown: 1}},
 		{"case-insensitive through the regex flag", "Error\nerror\nERR\n", GrepOptions{Pattern: "(?i)error", Regex: true},
@@ -125,7 +127,8 @@ func TestGrepRefusesBadPatterns(t *testing.T) {
 	}{
 		{"an empty pattern", GrepOptions{}, "bad pattern: the pattern is empty"},
 		{"a literal with a newline", GrepOptions{Pattern: "a\nb"}, "bad pattern: a literal pattern cannot hold a line break (lines are searched one by one)"},
-		{"an invalid regex", GrepOptions{Pattern: "a(b", Regex: true}, "bad pattern: error parsing regexp: missing closing ): `(?m)a(b`"},
+		{"an invalid regex", GrepOptions{Pattern: "a(b", Regex: true}, "bad pattern: error parsing regexp: missing closing ): `a(b`"},
+		{"a regex that needs a line break", GrepOptions{Pattern: `a\nb`, Regex: true}, `bad pattern: pattern contains a literal line break (\n); searches match within one line`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

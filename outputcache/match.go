@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"math/bits"
 	"regexp"
-	"regexp/syntax"
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/quiverkit/quiver/internal/search"
 )
 
 // matcher finds matches of a grep pattern in runs of whole lines.
@@ -51,27 +52,15 @@ func newMatcher(pattern string, regex bool) (*matcher, error) {
 }
 
 // compileLineRegexp compiles pattern so that it means the same searched in
-// a buffer of many lines as on each line alone: in multi-line mode, and with
-// \A and \z (start and end of text) turned into start and end of line.
+// a buffer of many lines as on each line alone. The search engine's pattern
+// compiler makes that rewrite (^ and $ at every line, classes and "." that
+// never match a line break); this is its line-safe source, compiled.
 func compileLineRegexp(pattern string) (*regexp.Regexp, error) {
-	tree, err := syntax.Parse("(?m)"+pattern, syntax.Perl)
+	m, err := search.Compile(pattern, search.PatternOptions{})
 	if err != nil {
 		return nil, err
 	}
-	var walk func(*syntax.Regexp)
-	walk = func(re *syntax.Regexp) {
-		switch re.Op {
-		case syntax.OpBeginText:
-			re.Op = syntax.OpBeginLine
-		case syntax.OpEndText:
-			re.Op = syntax.OpEndLine
-		}
-		for _, sub := range re.Sub {
-			walk(sub)
-		}
-	}
-	walk(tree)
-	return regexp.Compile(tree.String())
+	return regexp.Compile(m.Source())
 }
 
 // tune chooses how to find a literal from the byte frequencies of sample.

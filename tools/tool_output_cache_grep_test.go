@@ -46,7 +46,7 @@ func TestToolOutputCacheGrepRefusesBadInput(t *testing.T) {
 		name, args, msg string
 	}{
 		{"an invalid regex", `{"ref_id":"` + ref + `","pattern":"a(b","regex":true}`,
-			"pattern \"a(b\": bad pattern: error parsing regexp: missing closing ): `(?m)a(b`"},
+			"pattern \"a(b\": bad pattern: error parsing regexp: missing closing ): `a(b`"},
 		{"an empty pattern", `{"ref_id":"` + ref + `","pattern":""}`, ""},
 		{"a path as the ref", `{"ref_id":"/etc/passwd","pattern":"root"}`, ""},
 		{"negative context", `{"ref_id":"` + ref + `","pattern":"x","before":-1}`, ""},
