@@ -14,6 +14,11 @@
 //   - driver/anthropic: the Messages API (github.com/anthropics/anthropic-sdk-go);
 //   - driver/gemini: the Gemini API and Vertex AI (google.golang.org/genai).
 //
+// driver/providers builds any of them from a [Spec] (provider, model, base
+// URL, key variable), and driver/process runs a model in a process of its
+// own, for programs that must not pay for linking the SDKs (the quiver
+// command).
+//
 // Each sub-package offers the conversions on their own (tools to the SDK's tool
 // params, an SDK response to []ToolCall, []ToolResult to the SDK's messages),
 // a streaming accumulator that turns the SDK's events into whole calls, and a

@@ -44,8 +44,9 @@ type Reasoning struct {
 	// encrypted thinking.
 	Redacted bool
 	Data     string
-	// Raw is the provider's item as received (OpenAI Responses).
-	Raw json.RawMessage
+	// Raw is the provider's item as received (OpenAI Responses). omitempty
+	// keeps nil nil through JSON, as driver/process sends it.
+	Raw json.RawMessage `json:",omitempty"`
 	// Before is the position, among the turn's tool calls, of the call that
 	// followed this reasoning: 0 for reasoning before the first call (and
 	// before the text), len(ToolCalls) for reasoning after every call.

@@ -74,7 +74,8 @@ type ToolCall struct {
 	// Arguments is a JSON object; never nil for a call that parsed. It is nil
 	// only on a call reported by a *CallError (its arguments did not parse),
 	// which [Invoke] answers with an error result without running anything.
-	Arguments json.RawMessage
+	// (omitempty keeps nil nil through JSON, as driver/process sends it.)
+	Arguments json.RawMessage `json:",omitempty"`
 	// Metadata keeps what the provider needs back on the next turn (see the
 	// Meta* keys). Nil when there is nothing.
 	Metadata map[string]string

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -69,7 +68,7 @@ func (a *app) toolkit(extra ...quiver.Option) (*quiver.Toolkit, error) {
 	}
 	opts = append(opts, extra...)
 	// Review wraps whichever approver the command chose, so it comes last.
-	rev, err := reviewOption(context.Background(), cfg)
+	rev, err := a.reviewOption(cfg)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
 	}

@@ -21,8 +21,11 @@ var quiverBin string
 const cliName = "quiver"
 
 func TestMain(m *testing.M) {
-	if filepath.Base(os.Args[0]) == cliName {
+	switch filepath.Base(os.Args[0]) {
+	case cliName:
 		main() // exits
+	case modelsName:
+		serveModels() // exits
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -36,6 +39,13 @@ func TestMain(m *testing.M) {
 	if err := os.Symlink(exe, quiverBin); err != nil {
 		panic(err)
 	}
+	// quiver finds quiver-models beside its executable, which for the test
+	// binary is the go command's build directory: name it instead.
+	models := filepath.Join(dir, modelsName)
+	if err := os.Symlink(exe, models); err != nil {
+		panic(err)
+	}
+	os.Setenv(modelsEnv, models)
 	quickRaceExit()
 	code := m.Run()
 	os.RemoveAll(dir)

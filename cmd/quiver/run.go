@@ -7,25 +7,16 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
-	anthropicsdk "github.com/anthropics/anthropic-sdk-go"
-	anthropicopt "github.com/anthropics/anthropic-sdk-go/option"
-	oai "github.com/openai/openai-go/v3"
-	oaiopt "github.com/openai/openai-go/v3/option"
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/agent"
 	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/driver"
-	"github.com/quiverkit/quiver/driver/anthropic"
-	"github.com/quiverkit/quiver/driver/gemini"
-	"github.com/quiverkit/quiver/driver/openai"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"google.golang.org/genai"
 )
 
 // exitIncomplete is `quiver run`'s exit status when the model's last reply
@@ -44,17 +35,6 @@ type runFlags struct {
 	parallel, quietThinking               bool
 	trimOutputs                           int
 	jsonOutput                            bool
-	// keyEnv, when set, is the one variable the API key is read from
-	// instead of the provider's own ([[review.reviewers]] api_key_env).
-	keyEnv string
-}
-
-// apiKeyEnv names the environment variable each provider's key is read from,
-// the one its own SDK and CLI use.
-var apiKeyEnv = map[string][]string{
-	"openai":    {"OPENAI_API_KEY"},
-	"anthropic": {"ANTHROPIC_API_KEY"},
-	"gemini":    {"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -90,7 +70,7 @@ func (a *app) runCommand() *cobra.Command {
 				return &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
 			}
 			ac.ParallelToolCalls = f.parallelFlag(cmd)
-			if ac.Model, err = f.newModel(ctx); err != nil {
+			if ac.Model, err = a.model(cfg, f.spec()); err != nil {
 				return &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
 			}
 			view := newRunView(f.textOut(cmd, a.flags.json), cmd.ErrOrStderr(), a.flags.json, f.quietThinking, isTerminal(os.Stderr))
@@ -206,67 +186,9 @@ func (f *runFlags) parallelFlag(cmd *cobra.Command) *bool {
 	return &f.parallel
 }
 
-// newModel builds the driver for the chosen provider on its SDK's client.
-func (f runFlags) newModel(ctx context.Context) (driver.Model, error) {
-	envs, ok := apiKeyEnv[f.provider]
-	if !ok {
-		return nil, fmt.Errorf("--provider %q: want openai, anthropic or gemini", f.provider)
-	}
-	if f.keyEnv != "" {
-		envs = []string{f.keyEnv}
-	}
-	if f.model == "" {
-		return nil, fmt.Errorf("--model is required (the %s model to run)", f.provider)
-	}
-	if f.api != "" && f.api != "responses" && f.api != "chat" {
-		return nil, fmt.Errorf("--api %q: want responses or chat", f.api)
-	}
-	var key string
-	for _, e := range envs {
-		if key = os.Getenv(e); key != "" {
-			break
-		}
-	}
-	if key == "" && f.baseURL == "" {
-		return nil, fmt.Errorf("no API key: set %s (or --base-url for a server that needs none)", envs[0])
-	}
-	if key == "" {
-		key = "none" // servers without auth still get a well-formed header, and the SDKs a key
-	}
-	switch f.provider {
-	case "anthropic":
-		opts := []anthropicopt.RequestOption{anthropicopt.WithAPIKey(key)}
-		if f.baseURL != "" {
-			opts = append(opts, anthropicopt.WithBaseURL(f.baseURL))
-		}
-		return anthropic.New(anthropicsdk.NewClient(opts...), f.model), nil
-	case "gemini":
-		client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI,
-			HTTPOptions: genai.HTTPOptions{BaseURL: f.baseURL}})
-		if err != nil {
-			return nil, fmt.Errorf("gemini client: %w", err)
-		}
-		return gemini.New(client, f.model), nil
-	}
-	opts := []oaiopt.RequestOption{oaiopt.WithAPIKey(key)}
-	if f.baseURL != "" {
-		opts = append(opts, oaiopt.WithBaseURL(f.baseURL))
-	}
-	if f.useResponses() {
-		return openai.NewResponses(oai.NewClient(opts...), f.model), nil
-	}
-	return openai.NewChat(oai.NewClient(opts...), f.model), nil
-}
-
-// useResponses picks OpenAI's API: as asked, else the Responses API for
-// OpenAI's own reasoning models (only there does their reasoning carry from
-// turn to turn), else Chat Completions, which every compatible server
-// speaks.
-func (f runFlags) useResponses() bool {
-	if f.api != "" {
-		return f.api == "responses"
-	}
-	return f.baseURL == "" && openai.IsReasoningModel(strings.ToLower(f.model))
+// spec is the model the flags name.
+func (f *runFlags) spec() driver.Spec {
+	return driver.Spec{Provider: f.provider, Model: f.model, BaseURL: f.baseURL, API: f.api}
 }
 
 // runAudit is the run's audit sink: the view, which shows each call's end,

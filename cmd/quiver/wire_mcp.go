@@ -62,6 +62,13 @@ func (a *app) mcpSandbox(cfg *config.Config, s config.MCPServer, dir string) (*s
 	if s.Sandbox != nil && !*s.Sandbox {
 		return nil, nil
 	}
+	return a.processSandbox(cfg, dir, s.Network)
+}
+
+// processSandbox returns the profile of a process Quiver starts for itself
+// (an MCP server, quiver-models) in dir: the write scope's, with the
+// configuration's protected paths, and the network when network is set.
+func (a *app) processSandbox(cfg *config.Config, dir string, network bool) (*sandbox.Profile, error) {
 	scope, err := a.writeScope(cfg)
 	if err != nil {
 		return nil, err
@@ -70,7 +77,7 @@ func (a *app) mcpSandbox(cfg *config.Config, s config.MCPServer, dir string) (*s
 		dir = "."
 	}
 	sc := cfg.Sandbox
-	sc.Network = sc.Network || s.Network
+	sc.Network = sc.Network || network
 	protected := sandbox.StandardProtected
 	if cfg.Path != "" {
 		if abs, err := filepath.Abs(cfg.Path); err == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 )
@@ -21,14 +22,13 @@ const escalateAfter = 3
 // command chose (the terminal prompt, --yes, the MCP client's user); nil
 // when there is no [review] section. Every command that builds a toolkit —
 // quiver call, run and serve — goes through it.
-func reviewOption(ctx context.Context, cfg *config.Config) (quiver.Option, error) {
+func (a *app) reviewOption(cfg *config.Config) (quiver.Option, error) {
 	if cfg.Review == nil {
 		return nil, nil
 	}
 	q := approve.Quorum{Timeout: time.Duration(cfg.Review.TimeoutSecs) * time.Second, Instructions: cfg.Review.Instructions}
 	for i, r := range cfg.Review.Reviewers {
-		f := runFlags{provider: r.Provider.Name, model: r.Model, baseURL: r.BaseURL, api: r.API, keyEnv: r.APIKeyEnv}
-		m, err := f.newModel(ctx)
+		m, err := a.model(cfg, driver.Spec{Provider: r.Provider.Name, Model: r.Model, BaseURL: r.BaseURL, API: r.API, KeyEnv: r.APIKeyEnv})
 		if err != nil {
 			return nil, fmt.Errorf("%s: review.reviewers[%d] (%s %s): %w", cfg.Path, i, r.Provider.Name, r.Model, err)
 		}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/driver/process"
+	"github.com/quiverkit/quiver/sandbox"
+)
+
+// modelsEnv names the quiver-models program to start instead of the one
+// beside quiver.
+const modelsEnv = "QUIVER_MODELS"
+
+// model returns the model s names. It runs in quiver-models, a program of
+// its own (see package driver/process for why), started at the first
+// request and ended with the run; here s is only checked, so that a wrong
+// provider or a missing key is a usage error before anything starts.
+func (a *app) model(cfg *config.Config, s driver.Spec) (driver.Model, error) {
+	if err := s.Check(os.Getenv); err != nil {
+		return nil, err
+	}
+	path, err := modelsProgram()
+	if err != nil {
+		return nil, err
+	}
+	box, err := a.processSandbox(cfg, "", true)
+	if err != nil {
+		return nil, err
+	}
+	c := process.Config{Path: path, Spec: s}
+	if box.Confined() {
+		// It writes nothing: read-only whatever the write scope, with the
+		// network it exists to reach.
+		c.Confine = box.With(sandbox.ReadOnly).Wrap
+	}
+	m := process.New(c)
+	a.closer = append(a.closer, m)
+	return m, nil
+}
+
+// modelsProgram finds quiver-models: QUIVER_MODELS, else beside the
+// running executable. Never through PATH: a PATH entry inside the
+// workspace would let the workspace choose the program that holds the API
+// keys.
+func modelsProgram() (string, error) {
+	if p := os.Getenv(modelsEnv); p != "" {
+		if !filepath.IsAbs(p) {
+			return "", fmt.Errorf("%s=%q: want an absolute path", modelsEnv, p)
+		}
+		return p, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find quiver-models: %w", err)
+	}
+	p := filepath.Join(filepath.Dir(exe), "quiver-models")
+	if _, err := exec.LookPath(p); err != nil {
+		return "", fmt.Errorf("quiver-models, which talks to the models, is not installed beside quiver (%s): "+
+			"install both with `go install github.com/quiverkit/quiver/cmd/quiver github.com/quiverkit/quiver/cmd/quiver-models`, "+
+			"or name it with %s", filepath.Dir(exe), modelsEnv)
+	}
+	return p, nil
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/quiverkit/quiver/driver/process"
+	"github.com/quiverkit/quiver/driver/providers"
+)
+
+// modelsName is the name under which the test binary is quiver-models
+// (cmd/quiver-models), which the quiver command starts for `quiver run` and
+// reviewers. Only the test binary links the providers' SDKs: the quiver
+// binary must not (TestQuiverLinksNoModelSDK).
+const modelsName = "quiver-models"
+
+// serveModels is cmd/quiver-models' main.
+func serveModels() {
+	if err := process.Serve(context.Background(), os.Stdin, os.Stdout, providers.New); err != nil {
+		fmt.Fprintln(os.Stderr, "quiver-models:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// TestQuiverLinksNoModelSDK: the quiver command starts without the model
+// providers' SDKs, whose package initialisation was most of its start-up;
+// they are linked by quiver-models alone.
+func TestQuiverLinksNoModelSDK(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		for _, sdk := range []string{"github.com/openai/openai-go", "github.com/anthropics/anthropic-sdk-go", "google.golang.org/genai", "google.golang.org/grpc"} {
+			if pkg == sdk || strings.HasPrefix(pkg, sdk+"/") {
+				t.Errorf("quiver links %s", pkg)
+			}
+		}
+	}
+}
+
+// TestModelsProgramIsFound: quiver-models is QUIVER_MODELS or the program
+// beside quiver, never one found through PATH, and a command that needs no
+// model does not need it.
+func TestModelsProgramIsFound(t *testing.T) {
+	srv, _ := openAIScript(t, chatText("Hi."))
+	dir := workdir(t, map[string]string{"notes.txt": "n\n", "bin/quiver-models": "#!/bin/sh\necho planted > planted.txt\n"})
+	os.Chmod(filepath.Join(dir, "bin/quiver-models"), 0o755)
+	t.Setenv("PATH", filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("OPENAI_API_KEY", "k")
+
+	t.Setenv(modelsEnv, "")
+	r := runCLI(t, dir, "", "run", "--base-url", srv.URL, "--model", "m", "Say hi.")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "quiver-models, which talks to the models, is not installed beside quiver") {
+		t.Errorf("no quiver-models: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "planted.txt")); err == nil {
+		t.Error("quiver started the quiver-models it found through PATH")
+	}
+	if r := runCLI(t, dir, "", "call", "read_file", `{"path":"notes.txt"}`); r.code != 0 {
+		t.Errorf("call without quiver-models: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	t.Setenv(modelsEnv, "bin/quiver-models")
+	r = runCLI(t, dir, "", "run", "--base-url", srv.URL, "--model", "m", "Say hi.")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "want an absolute path") {
+		t.Errorf("relative QUIVER_MODELS: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestModelsProcessIsConfined: quiver-models runs in the sandbox, read-only
+// whatever the write scope, with the network it needs. A stand-in that
+// tries to write in the workspace and then execs the real program shows
+// both: the write fails, the run reaches the (loopback) model.
+func TestModelsProcessIsConfined(t *testing.T) {
+	srv, _ := openAIScript(t, chatText("Hi."))
+	dir := workdir(t, map[string]string{})
+	standIn := filepath.Join(t.TempDir(), "quiver-models")
+	script := "#!/bin/bash\necho escaped > " + filepath.Join(dir, "escaped.txt") + " 2>/dev/null\nexec -a quiver-models " + os.Getenv(modelsEnv) + "\n"
+	if err := os.WriteFile(standIn, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(modelsEnv, standIn)
+	t.Setenv("OPENAI_API_KEY", "k")
+	r := runCLI(t, dir, "", "--write-scope", "workspace-write", "run", "--base-url", srv.URL, "--model", "m", "Say hi.")
+	if r.code != 0 || r.stdout != "Hi.\n" {
+		t.Fatalf("run through the stand-in: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "escaped.txt")); err == nil {
+		t.Error("the model process wrote in the workspace")
+	}
+}
