@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -87,7 +88,7 @@ func (st *runState) check(ctx context.Context, p procIO, path string, argv []str
 		inners = append(inners, []string{argv[0], StdinProgram})
 	}
 	for _, inner := range inners {
-		if shellInternal[inner[0]] {
+		if shellInternal()[inner[0]] {
 			continue
 		}
 		if err := st.spec.Gate.CheckCommand(ctx, inner); err != nil {
@@ -100,10 +101,12 @@ func (st *runState) check(ctx context.Context, p procIO, path string, argv []str
 // shellInternal are the builtins of a shell that act on the shell itself
 // (or whose commands innerCommands lists on their own: exec, command, eval),
 // which a script given to sh -c may use without the gate being asked, as in
-// the interpreter's own scripts.
-var shellInternal = setOf(":", "true", "false", "echo", "printf", "pwd", "cd", "test", "[", "shift", "unset",
-	"getopts", "read", "wait", "return", "exit", "break", "continue", "set", "export", "local", "declare",
-	"readonly", "typeset", "let", "exec", "command", "eval", "builtin")
+// the interpreter's own scripts. Built on first use (start-up cost).
+var shellInternal = sync.OnceValue(func() map[string]bool {
+	return setOf(":", "true", "false", "echo", "printf", "pwd", "cd", "test", "[", "shift", "unset",
+		"getopts", "read", "wait", "return", "exit", "break", "continue", "set", "export", "local", "declare",
+		"readonly", "typeset", "let", "exec", "command", "eval", "builtin")
+})
 
 // gateForms returns the forms of argv the gate must allow, every one of
 // them:

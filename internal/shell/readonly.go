@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -102,7 +103,7 @@ func readOnlyCall(args []*syntax.Word, extra []string) bool {
 	if _, ok := Literal(args[0]); !ok {
 		return false
 	}
-	if !literal && !pureBuiltins[words[0]] && !programs[words[0]].pure {
+	if !literal && !pureBuiltins[words[0]] && !programs()[words[0]].pure {
 		return false
 	}
 	if words[0] == "printf" && len(args) > 1 {
@@ -135,10 +136,10 @@ func ReadOnlyArgv(argv []string, extraLowRisk []string) bool {
 			return true
 		}
 	}
-	if check, ok := readOnlyBuiltins[argv[0]]; ok {
+	if check, ok := readOnlyBuiltins()[argv[0]]; ok {
 		return check(argv[1:])
 	}
-	if p, ok := programs[argv[0]]; ok {
+	if p, ok := programs()[argv[0]]; ok {
 		return p.readOnly(argv[1:])
 	}
 	check, ok := specialPrograms[argv[0]]
@@ -172,23 +173,25 @@ var pureBuiltins = setOf(":", "true", "false", "echo", "test", "[", "pwd")
 
 var anyArgs = func([]string) bool { return true }
 
-// readOnlyBuiltins are the shell builtins that act only on the shell's own
-// state. Those that assign variables accept only names a read-only line may
-// assign.
-var readOnlyBuiltins = map[string]func(args []string) bool{
-	":": anyArgs, "true": anyArgs, "false": anyArgs, "echo": anyArgs, "test": anyArgs, "[": anyArgs,
-	"pwd": anyArgs, "cd": anyArgs, "pushd": anyArgs, "popd": anyArgs, "dirs": anyArgs, "shift": anyArgs,
-	"wait": anyArgs, "return": anyArgs, "exit": anyArgs, "break": anyArgs, "continue": anyArgs,
-	"help": anyArgs, "set": anyArgs, "shopt": anyArgs, "type": anyArgs,
-	"hash":    func(args []string) bool { return len(args) == 0 },
-	"command": func(args []string) bool { return len(args) > 0 && (args[0] == "-v" || args[0] == "-V") },
-	"printf": func(args []string) bool {
-		return len(args) == 0 || args[0] != "-v" || (len(args) > 1 && assignable(args[1]))
-	},
-	"unset":   func(args []string) bool { return allAssignable(args, "-v") },
-	"getopts": func(args []string) bool { return len(args) >= 2 && assignable(args[1]) },
-	"read":    readReadOnly,
-}
+// readOnlyBuiltins returns the shell builtins that act only on the shell's
+// own state. Those that assign variables accept only names a read-only line
+// may assign. Built on first use (start-up cost).
+var readOnlyBuiltins = sync.OnceValue(func() map[string]func(args []string) bool {
+	return map[string]func(args []string) bool{
+		":": anyArgs, "true": anyArgs, "false": anyArgs, "echo": anyArgs, "test": anyArgs, "[": anyArgs,
+		"pwd": anyArgs, "cd": anyArgs, "pushd": anyArgs, "popd": anyArgs, "dirs": anyArgs, "shift": anyArgs,
+		"wait": anyArgs, "return": anyArgs, "exit": anyArgs, "break": anyArgs, "continue": anyArgs,
+		"help": anyArgs, "set": anyArgs, "shopt": anyArgs, "type": anyArgs,
+		"hash":    func(args []string) bool { return len(args) == 0 },
+		"command": func(args []string) bool { return len(args) > 0 && (args[0] == "-v" || args[0] == "-V") },
+		"printf": func(args []string) bool {
+			return len(args) == 0 || args[0] != "-v" || (len(args) > 1 && assignable(args[1]))
+		},
+		"unset":   func(args []string) bool { return allAssignable(args, "-v") },
+		"getopts": func(args []string) bool { return len(args) >= 2 && assignable(args[1]) },
+		"read":    readReadOnly,
+	}
+})
 
 // readReadOnly accepts read when every name it assigns may be assigned;
 // with no name it assigns REPLY.
@@ -248,7 +251,7 @@ func findReadOnly(args []string) bool {
 	}
 	for ; i < len(args); i++ {
 		a := args[i]
-		n, ok := findPrimaries[a]
+		n, ok := findPrimaries()[a]
 		if !ok && strings.HasPrefix(a, "-newer") && len(a) == len("-newerXY") &&
 			strings.ContainsRune("aBcm", rune(a[6])) && strings.ContainsRune("aBcmt", rune(a[7])) {
 			n, ok = 1, true // -newerXY REF
@@ -261,9 +264,9 @@ func findReadOnly(args []string) bool {
 	return true
 }
 
-// findPrimaries are find's read-only primaries and operators, with the
-// number of arguments each takes.
-var findPrimaries = func() map[string]int {
+// findPrimaries returns find's read-only primaries and operators, with the
+// number of arguments each takes. Built on first use (start-up cost).
+var findPrimaries = sync.OnceValue(func() map[string]int {
 	m := map[string]int{}
 	for _, p := range strings.Fields("-depth -d -follow -ignore_readdir_race -mount -noignore_readdir_race " +
 		"-noleaf -xdev -daystart -warn -nowarn -help --help -version --version -empty -executable -false " +
@@ -277,7 +280,7 @@ var findPrimaries = func() map[string]int {
 		m[p] = 1
 	}
 	return m
-}()
+})
 
 // safeRedirect reports whether a redirection only reads, duplicates a
 // descriptor, or writes to /dev/null.

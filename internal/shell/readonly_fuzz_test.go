@@ -106,7 +106,7 @@ func newReadOnlyHarness(f testing.TB) *readOnlyHarness {
 // host, traps for trapNames.
 func (h *readOnlyHarness) linkPrograms(f testing.TB, bin string) {
 	names := []string{"git", "go", "find"}
-	for name := range programs {
+	for name := range programs() {
 		names = append(names, name)
 	}
 	for _, name := range names {

@@ -214,13 +214,15 @@ func (st *runState) newRunner(dir string, env expand.Environ, stdin io.Reader, o
 	)
 }
 
-var waitStmt = func() *syntax.Stmt {
+// waitStmt is the statement `wait`, parsed on first use rather than at
+// start-up: a parser costs allocations every process would pay.
+var waitStmt = sync.OnceValue(func() *syntax.Stmt {
 	f, err := syntax.NewParser().Parse(stringReader("wait"), "")
 	if err != nil {
 		panic(err)
 	}
 	return f.Stmts[0]
-}()
+})
 
 // joinBackground waits up to d for the interpreter's background statements
 // (cmd &) to notice the run has ended — their processes are dead by now —
@@ -238,7 +240,7 @@ func (st *runState) joinBackground(d time.Duration) bool {
 		st.joined = make(chan struct{})
 		go func() {
 			defer close(st.joined)
-			r.Run(context.Background(), waitStmt)
+			r.Run(context.Background(), waitStmt())
 		}()
 	}
 	return done(st.joined, d)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // A wrapper is a program that runs the command given in its arguments (env
@@ -17,26 +18,30 @@ type wrapper struct {
 	splitOpts   []string // options whose value is itself a command line (env -S)
 }
 
-var wrappers = map[string]wrapper{
-	"env":     {valueOpts: []string{"-u", "--unset", "-C", "--chdir"}, assignments: true, splitOpts: []string{"-S", "--split-string"}},
-	"nice":    {valueOpts: []string{"-n", "--adjustment"}},
-	"nohup":   {},
-	"setsid":  {},
-	"stdbuf":  {valueOpts: []string{"-i", "-o", "-e", "--input", "--output", "--error"}},
-	"timeout": {valueOpts: []string{"-k", "--kill-after", "-s", "--signal"}, positional: 1},
-	"time":    {valueOpts: []string{"-f", "--format", "-o", "--output"}},
-	"xargs": {valueOpts: []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines",
-		"-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"}},
-	"sudo": {valueOpts: []string{"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir",
-		"-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-T", "--command-timeout", "-U", "--other-user"}},
-	"doas":    {valueOpts: []string{"-u", "-C"}},
-	"flock":   {valueOpts: []string{"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"}, positional: 1, splitOpts: []string{"-c", "--command"}},
-	"watch":   {valueOpts: []string{"-n", "--interval", "-q", "--equexit"}},
-	"command": {noRunOpts: []string{"-v", "-V"}},
-	"exec":    {valueOpts: []string{"-a"}},
-	"builtin": {},
-	"busybox": {},
-}
+// wrappers returns the wrappers by name. Built on first use (start-up
+// cost).
+var wrappers = sync.OnceValue(func() map[string]wrapper {
+	return map[string]wrapper{
+		"env":     {valueOpts: []string{"-u", "--unset", "-C", "--chdir"}, assignments: true, splitOpts: []string{"-S", "--split-string"}},
+		"nice":    {valueOpts: []string{"-n", "--adjustment"}},
+		"nohup":   {},
+		"setsid":  {},
+		"stdbuf":  {valueOpts: []string{"-i", "-o", "-e", "--input", "--output", "--error"}},
+		"timeout": {valueOpts: []string{"-k", "--kill-after", "-s", "--signal"}, positional: 1},
+		"time":    {valueOpts: []string{"-f", "--format", "-o", "--output"}},
+		"xargs": {valueOpts: []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines",
+			"-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"}},
+		"sudo": {valueOpts: []string{"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir",
+			"-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-T", "--command-timeout", "-U", "--other-user"}},
+		"doas":    {valueOpts: []string{"-u", "-C"}},
+		"flock":   {valueOpts: []string{"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"}, positional: 1, splitOpts: []string{"-c", "--command"}},
+		"watch":   {valueOpts: []string{"-n", "--interval", "-q", "--equexit"}},
+		"command": {noRunOpts: []string{"-v", "-V"}},
+		"exec":    {valueOpts: []string{"-a"}},
+		"builtin": {},
+		"busybox": {},
+	}
+})
 
 // shells run a script given with -c.
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true}
@@ -73,7 +78,7 @@ func innerCommands(argv []string, depth int) [][]string {
 	case name == "find":
 		direct = findExecs(argv[1:])
 	default:
-		w, ok := wrappers[name]
+		w, ok := wrappers()[name]
 		if !ok {
 			return nil
 		}
@@ -195,22 +200,25 @@ const StdinProgram = "<program read from standard input>"
 // interpreters read a program: inline options give it in the arguments,
 // the first operand names a file holding it, and without either they read
 // it from standard input. valueOpts take the next argument as a value.
-var interpreters = map[string]struct{ inline, valueOpts []string }{
-	"sh":     {inline: []string{"-c"}, valueOpts: []string{"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}},
-	"python": {inline: []string{"-c", "-m"}, valueOpts: []string{"-W", "-X", "-Q"}},
-	"perl":   {inline: []string{"-e", "-E"}, valueOpts: []string{"-I", "-M", "-m"}},
-	"ruby":   {inline: []string{"-e"}, valueOpts: []string{"-I", "-r", "-C", "-E"}},
-	"node": {inline: []string{"-e", "--eval", "-p", "--print"}, valueOpts: []string{"-r", "--require",
-		"--import", "--loader", "--experimental-loader", "--input-type", "--env-file", "-C", "--conditions"}},
-	"php":    {inline: []string{"-r", "-R", "-B", "-E"}, valueOpts: []string{"-c", "-d", "-z"}},
-	"lua":    {inline: []string{"-e"}, valueOpts: []string{"-l"}},
-	"tclsh":  {},
-	"dc":     {inline: []string{"-e", "--expression"}},
-	"awk":    {},
-	"sed":    {},
-	"make":   {},
-	"expect": {inline: []string{"-c"}},
-}
+// Built on first use (start-up cost).
+var interpreters = sync.OnceValue(func() map[string]struct{ inline, valueOpts []string } {
+	return map[string]struct{ inline, valueOpts []string }{
+		"sh":     {inline: []string{"-c"}, valueOpts: []string{"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}},
+		"python": {inline: []string{"-c", "-m"}, valueOpts: []string{"-W", "-X", "-Q"}},
+		"perl":   {inline: []string{"-e", "-E"}, valueOpts: []string{"-I", "-M", "-m"}},
+		"ruby":   {inline: []string{"-e"}, valueOpts: []string{"-I", "-r", "-C", "-E"}},
+		"node": {inline: []string{"-e", "--eval", "-p", "--print"}, valueOpts: []string{"-r", "--require",
+			"--import", "--loader", "--experimental-loader", "--input-type", "--env-file", "-C", "--conditions"}},
+		"php":    {inline: []string{"-r", "-R", "-B", "-E"}, valueOpts: []string{"-c", "-d", "-z"}},
+		"lua":    {inline: []string{"-e"}, valueOpts: []string{"-l"}},
+		"tclsh":  {},
+		"dc":     {inline: []string{"-e", "--expression"}},
+		"awk":    {},
+		"sed":    {},
+		"make":   {},
+		"expect": {inline: []string{"-c"}},
+	}
+})
 
 // interpreterOf returns the interpreters key of a program name (python3.12
 // is python), or "".
@@ -230,7 +238,7 @@ func interpreterOf(name string) string {
 	case base == "wish":
 		return "tclsh"
 	}
-	if _, ok := interpreters[base]; ok {
+	if _, ok := interpreters()[base]; ok {
 		return base
 	}
 	return ""
@@ -262,7 +270,7 @@ func programSource(kind string, args []string) (file string, stdin bool) {
 		}
 		return "", false
 	}
-	in := interpreters[kind]
+	in := interpreters()[kind]
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
