@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The Begin Patch markers. They are recognised with surrounding whitespace
@@ -42,7 +43,11 @@ func Parse(text string) (*Patch, error) {
 		clip(strings.TrimSpace(body[0])), markBegin)
 }
 
-var heredocOpen = regexp.MustCompile(`^\s*(?:apply_patch\s*|applypatch\s*)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)\s*$`)
+// heredocOpen matches the line that opens a heredoc around a patch
+// (apply_patch <<'EOF'). Compiled on first use (start-up cost).
+var heredocOpen = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:apply_patch\s*|applypatch\s*)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)\s*$`)
+})
 
 // unwrap returns the range of lines inside the wrappers models put around a
 // patch: blank lines, a heredoc (<<'EOF' ... EOF), a code fence (```diff ...
@@ -60,7 +65,7 @@ func unwrap(lines []string) (first, last int) {
 			return first, last
 		}
 		open, close := lines[first], strings.TrimSpace(lines[last-1])
-		if m := heredocOpen.FindStringSubmatch(open); m != nil && m[1] == m[3] && close == m[2] {
+		if m := heredocOpen().FindStringSubmatch(open); m != nil && m[1] == m[3] && close == m[2] {
 			first, last = first+1, last-1
 			continue
 		}
@@ -320,13 +325,17 @@ func markNoEOL(h *Hunk) {
 	}
 }
 
-var unifiedRange = regexp.MustCompile(`^-(\d+)(?:,(\d+))?\s+\+\d+(?:,\d+)?\s*@@\s*(.*)$`)
+// unifiedRange matches a unified diff's range after "@@". Compiled on first
+// use (start-up cost).
+var unifiedRange = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^-(\d+)(?:,(\d+))?\s+\+\d+(?:,\d+)?\s*@@\s*(.*)$`)
+})
 
 // parseHeader reads the text after "@@": a context header, or a unified
 // diff range ("-12,7 +12,8 @@ func f()") whose old line becomes a hint.
 func parseHeader(h *Hunk, text string) {
 	text = strings.TrimSpace(text)
-	if m := unifiedRange.FindStringSubmatch(text); m != nil {
+	if m := unifiedRange().FindStringSubmatch(text); m != nil {
 		start, _ := strconv.Atoi(m[1])
 		if m[2] == "0" {
 			// An empty old range names the line it inserts after.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 )
@@ -22,15 +23,23 @@ func looksUnified(lines []string) bool {
 	return false
 }
 
+// The package's regular expressions are compiled on first use, not when the
+// package is initialised: compiling them costs every process that links the
+// package, most of which never read a patch.
 var (
-	hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$`)
+	hunkHeader = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$`)
+	})
 	// gitdiffLine is how go-gitdiff (v0.9.0) says where a parse failed: its
 	// errors are plain fmt.Errorf values, "gitdiff: line N: ...", with no type
 	// or field to ask instead. Only the line number shown to the model is
 	// read from it; a message of another form is shown whole.
-	gitdiffLine  = regexp.MustCompile(`^gitdiff: line (\d+): `)
-	devNullNames = map[string]bool{"/dev/null": true}
+	gitdiffLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^gitdiff: line (\d+): `) })
 )
+
+// devNull is the name a unified diff gives the missing side of a created or
+// deleted file.
+const devNull = "/dev/null"
 
 // parseUnified parses a unified diff through go-gitdiff, after recounting
 // the hunk headers (models get the counts wrong far more often than the
@@ -41,7 +50,7 @@ func parseUnified(lines []string, base int) (*Patch, error) {
 	if err != nil {
 		msg := err.Error()
 		line := 0
-		if m := gitdiffLine.FindStringSubmatch(msg); m != nil {
+		if m := gitdiffLine().FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			line, msg = base+n, msg[len(m[0]):]
 		}
@@ -80,7 +89,7 @@ func recount(lines []string) ([]string, []int) {
 	out := append([]string(nil), lines...)
 	var headers []int
 	for i := 0; i < len(out); i++ {
-		m := hunkHeader.FindStringSubmatch(out[i])
+		m := hunkHeader().FindStringSubmatch(out[i])
 		if m == nil {
 			continue
 		}
@@ -148,8 +157,8 @@ func abPrefixed(lines []string) bool {
 		}
 		oldName := headerName(lines[i][4:])
 		newName := headerName(lines[i+1][4:])
-		if !devNullNames[oldName] && !strings.HasPrefix(oldName, "a/") ||
-			!devNullNames[newName] && !strings.HasPrefix(newName, "b/") {
+		if oldName != devNull && !strings.HasPrefix(oldName, "a/") ||
+			newName != devNull && !strings.HasPrefix(newName, "b/") {
 			return false
 		}
 		seen = true
