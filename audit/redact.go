@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -139,15 +140,22 @@ func (r *Redactor) secretOption(word string) bool {
 // a space, a quote or a separator.
 const secretValue = `"(?:[^"\\]|\\.)*"|'[^']*'|(?i:bearer|basic|token|digest|negotiate)[ \t]+[^\s'"]+|[^\s'";&|,)}\]]+`
 
+// assignment (NAME=value, Name: value) and optionPair (--name value) are
+// compiled on first use, not when the package is initialised: every
+// process that links the package would pay for them at start-up.
 var (
-	assignment = regexp.MustCompile(`([A-Za-z0-9_.\-]+)("?[ \t]*[:=][ \t]*)(` + secretValue + `)`)
-	optionPair = regexp.MustCompile(`(--?[A-Za-z0-9_.\-]+)([ \t]+)(` + secretValue + `)`)
+	assignment = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`([A-Za-z0-9_.\-]+)("?[ \t]*[:=][ \t]*)(` + secretValue + `)`)
+	})
+	optionPair = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(--?[A-Za-z0-9_.\-]+)([ \t]+)(` + secretValue + `)`)
+	})
 )
 
 // Text returns s with every secret it spells out as an assignment, a header
 // or an option pair replaced by Redacted.
 func (r *Redactor) Text(s string) string {
-	return r.replace(optionPair, r.replace(assignment, s))
+	return r.replace(optionPair(), r.replace(assignment(), s))
 }
 
 // replace redacts the third group of every match of re whose first group

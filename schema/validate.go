@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -181,9 +182,11 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// The regular expressions that read jsonschema-go's messages are compiled
+// on first use, not when the package is initialised (start-up cost).
 var (
-	validatingPrefix = regexp.MustCompile(`^validating ([^:]*): `)
-	quotedString     = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+	validatingPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^validating ([^:]*): `) })
+	quotedString     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(?:[^"\\]|\\.)*"`) })
 )
 
 // firstQuoted returns the least of the Go-quoted strings in a list such as
@@ -191,7 +194,7 @@ var (
 // order, and the same failure must be reported the same way every time.
 func firstQuoted(list string) (string, bool) {
 	var names []string
-	for _, q := range quotedString.FindAllString(list, -1) {
+	for _, q := range quotedString().FindAllString(list, -1) {
 		if name, err := strconv.Unquote(q); err == nil {
 			names = append(names, name)
 		}
@@ -208,7 +211,7 @@ func toFieldError(err error) *FieldError {
 	msg := err.Error()
 	deepest := ""
 	for {
-		m := validatingPrefix.FindStringSubmatch(msg)
+		m := validatingPrefix().FindStringSubmatch(msg)
 		if m == nil {
 			break
 		}
@@ -232,15 +235,16 @@ func toFieldError(err error) *FieldError {
 	return &FieldError{Field: field, Rule: rule, Keyword: keywordOf(rule)}
 }
 
+// Compiled on first use (start-up cost).
 var (
-	ratio       = regexp.MustCompile(`(-?\d+)/1\b`)
-	zeroDecimal = regexp.MustCompile(`(\d)\.0{6}\b`)
+	ratio       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(-?\d+)/1\b`) })
+	zeroDecimal = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d)\.0{6}\b`) })
 )
 
 // tidyNumbers rewrites jsonschema-go's "0/1 is less than 1.000000" as "0 is
 // less than 1".
 func tidyNumbers(s string) string {
-	return zeroDecimal.ReplaceAllString(ratio.ReplaceAllString(s, "$1"), "$1")
+	return zeroDecimal().ReplaceAllString(ratio().ReplaceAllString(s, "$1"), "$1")
 }
 
 // schemaPathToField turns "/properties/edits/items/properties/old" into
