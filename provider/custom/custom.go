@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -129,7 +130,7 @@ func (d *def) schema() (*jsonschema.Schema, error) {
 		if _, dup := d.params[p.Name]; dup {
 			return nil, fmt.Errorf("parameter %q declared twice", p.Name)
 		}
-		if !paramName.MatchString(p.Name) {
+		if !paramName().MatchString(p.Name) {
 			return nil, fmt.Errorf("parameter name %q: use letters, digits, '_' and '-', starting with a letter or '_'", p.Name)
 		}
 		ps := &jsonschema.Schema{Description: p.Description}
@@ -171,7 +172,9 @@ func (d *def) schema() (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-var paramName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+// paramName is compiled on first use, not when the package is initialised
+// (start-up cost).
+var paramName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`) })
 
 // argv turns validated arguments into the command's words.
 func (d *def) argv(args json.RawMessage) ([]string, error) {

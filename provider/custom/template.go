@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -25,7 +26,9 @@ type segment struct {
 	param string
 }
 
-var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_-]*)\}`)
+// placeholder is compiled on first use, not when the package is
+// initialised (start-up cost).
+var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_-]*)\}`) })
 
 // ParseTemplate splits command into words. It must be a single simple
 // command of literal words; see the package documentation for what is
@@ -108,7 +111,7 @@ func printWord(w *syntax.Word) string {
 func split(text string) word {
 	var w word
 	last := 0
-	for _, m := range placeholder.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range placeholder().FindAllStringSubmatchIndex(text, -1) {
 		if m[0] > last {
 			w = append(w, segment{text: text[last:m[0]]})
 		}
