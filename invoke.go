@@ -253,7 +253,8 @@ func (tk *Toolkit) validator(t *tool.Tool) (*schema.Validator, error) {
 	if v, ok := tk.validators.Load(t); ok {
 		return v.(*schema.Validator), nil
 	}
-	v, err := schema.Compile(t.InputSchema)
+	in, _ := t.Schemas()
+	v, err := schema.Compile(in)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,8 @@ func Definitions(tools []*tool.Tool, strict bool) []ToolDefinition {
 		if t == nil {
 			continue
 		}
-		defs = append(defs, ToolDefinition{Name: t.Name, Description: t.Description, Parameters: t.InputSchema, Strict: strict})
+		in, _ := t.Schemas()
+		defs = append(defs, ToolDefinition{Name: t.Name, Description: t.Description, Parameters: in, Strict: strict})
 	}
 	return defs
 }

@@ -55,7 +55,8 @@ func miniToolkit(tools ...*tool.Tool) driver.Invoker {
 func TestDefinitions(t *testing.T) {
 	w := weatherTool()
 	defs := driver.Definitions([]*tool.Tool{w, nil}, true)
-	want := []driver.ToolDefinition{{Name: "weather", Description: "Current weather for a city.", Parameters: w.InputSchema, Strict: true}}
+	in, _ := w.Schemas()
+	want := []driver.ToolDefinition{{Name: "weather", Description: "Current weather for a city.", Parameters: in, Strict: true}}
 	if d := cmp.Diff(want, defs); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}

@@ -38,10 +38,11 @@ func mcpTool(t *tool.Tool) *mcp.Tool {
 	a := t.Annotations
 	destructive := !a.ReadOnly && (a.Destructive || t.Risk == tool.RiskHigh)
 	openWorld := a.OpenWorld
+	in, out := t.Schemas()
 	mt := &mcp.Tool{
 		Name:        t.Name,
 		Description: t.Description,
-		InputSchema: t.InputSchema,
+		InputSchema: in,
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:    a.ReadOnly,
 			DestructiveHint: &destructive,
@@ -50,7 +51,7 @@ func mcpTool(t *tool.Tool) *mcp.Tool {
 		},
 	}
 	if hasOutputSchema(t) {
-		mt.OutputSchema = t.OutputSchema
+		mt.OutputSchema = out
 	}
 	return mt
 }
@@ -58,7 +59,11 @@ func mcpTool(t *tool.Tool) *mcp.Tool {
 // hasOutputSchema reports whether t's output schema is one MCP accepts: an
 // object schema.
 func hasOutputSchema(t *tool.Tool) bool {
-	return t != nil && t.OutputSchema != nil && t.OutputSchema.Type == "object"
+	if t == nil {
+		return false
+	}
+	_, out := t.Schemas()
+	return out != nil && out.Type == "object"
 }
 
 // callResult converts a pipeline output for the client. listed is the tool

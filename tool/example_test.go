@@ -36,7 +36,8 @@ func ExampleFunc() {
 			return countOutput{Words: n}, nil
 		}, tool.ReadOnly())
 
-	in, _ := json.Marshal(count.InputSchema)
+	inSchema, _ := count.Schemas()
+	in, _ := json.Marshal(inSchema)
 	fmt.Println(string(in))
 	fmt.Println("risk:", count.Risk)
 

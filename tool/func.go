@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/quiverkit/quiver/schema"
@@ -99,19 +100,38 @@ func WritesSubjectPaths() Option { return func(c *funcConfig) { c.writesSubjectP
 //     it implements [Renderer], JSON otherwise.
 //
 // An error from fn that is a *Error keeps its code; any other error becomes
-// EXECUTION_FAILED. Func panics if In does not give an object schema: that is
-// a programming error, found at start-up.
+// EXECUTION_FAILED.
+//
+// The tool's schemas are inferred from In and Out the first time they are
+// asked for ([Tool.Schemas]), once, not here: a program builds every tool it
+// offers at start-up and most runs use a few of them, while inference is
+// most of what building a tool costs. The [WithSchema] adjustments apply to
+// the inferred input schema then. Func still panics at once on the
+// programming errors it can find cheaply, at start-up: what [Tool.Check]
+// reports (an invalid name, contradictory policy options) and an In that is
+// not a struct, whose schema would not be an object schema. An In that
+// cannot be described (a field of channel type, a map with int keys), or a
+// WithSchema adjustment that makes the input schema other than an object
+// schema, makes the tool panic when its schemas are first used; an Out that
+// is not a struct, or cannot be described, gives no output schema.
 func Func[In, Out any](name, description string, fn func(ctx context.Context, tc Context, in In) (Out, error), opts ...Option) *Tool {
 	var cfg funcConfig
 	for _, o := range opts {
 		o(&cfg)
 	}
-	in, err := schema.Infer[In]()
-	if err != nil {
-		panic(fmt.Sprintf("tool.Func(%q): %v", name, err))
-	}
-	for _, adjust := range cfg.adjust {
-		adjust(in)
+	adjust := cfg.adjust
+	infer := func() (*jsonschema.Schema, *jsonschema.Schema) {
+		in, err := schema.Infer[In]()
+		if err != nil {
+			panic(fmt.Sprintf("tool.Func(%q): %v", name, err))
+		}
+		for _, a := range adjust {
+			a(in)
+		}
+		if in.Type != "object" {
+			panic(fmt.Sprintf("tool.Func(%q): input schema must have type \"object\", has %q", name, in.Type))
+		}
+		return in, schema.InferOutput[Out]()
 	}
 	if cfg.risk == "" {
 		cfg.risk = RiskHigh
@@ -120,14 +140,13 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, tc
 		}
 	}
 	t := &Tool{
-		Name:         name,
-		Description:  description,
-		InputSchema:  in,
-		OutputSchema: schema.InferOutput[Out](),
-		Risk:         cfg.risk,
-		Annotations:  cfg.annotations,
-		Subjects:     cfg.subjects,
-		CallRisk:     cfg.callRisk,
+		Name:        name,
+		Description: description,
+		inferred:    &inferredSchemas{get: sync.OnceValues(infer), in: reflect.TypeFor[In]()},
+		Risk:        cfg.risk,
+		Annotations: cfg.annotations,
+		Subjects:    cfg.subjects,
+		CallRisk:    cfg.callRisk,
 
 		ReadOnlyWhenLowRisk: cfg.readOnlyWhenLowRisk,
 		WritesSubjectPaths:  cfg.writesSubjectPaths,

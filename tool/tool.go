@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -52,13 +53,17 @@ type Subject struct {
 // learn their tools at run time (MCP servers, command templates) fill this in
 // directly.
 //
-// The pipeline validates arguments against InputSchema before Execute sees them,
-// so Execute may rely on the schema holding. Execute must honour ctx.
+// The pipeline validates arguments against the input schema before Execute
+// sees them, so Execute may rely on the schema holding. Execute must honour
+// ctx.
+//
+// Read the schemas with [Tool.Schemas], not from the fields: a tool built by
+// [Func] leaves both fields nil and infers its schemas when first asked.
 type Tool struct {
 	Name         string
 	Description  string
-	InputSchema  *jsonschema.Schema // an object schema
-	OutputSchema *jsonschema.Schema // optional
+	InputSchema  *jsonschema.Schema // an object schema; nil in a Func tool, see [Tool.Schemas]
+	OutputSchema *jsonschema.Schema // optional; nil in a Func tool, see [Tool.Schemas]
 	Risk         Risk
 	Annotations  Annotations
 
@@ -91,6 +96,43 @@ type Tool struct {
 	// Execute runs the tool. A returned error that is not a *Error becomes
 	// EXECUTION_FAILED.
 	Execute func(ctx context.Context, tc Context, args json.RawMessage) (Result, error)
+
+	// inferred, set by [Func], gives the schemas inferred from the tool's Go
+	// types, inferring them on first use.
+	inferred *inferredSchemas
+}
+
+// inferredSchemas are a [Func] tool's schemas, inferred when first asked for.
+type inferredSchemas struct {
+	get func() (in, out *jsonschema.Schema) // a sync.OnceValues: infers once, panics on every call if inference did
+	in  reflect.Type                        // the Go type of the input, for Check's cheap test
+}
+
+// Schemas returns t's input and output schemas (out may be nil). Every
+// reader of a tool's schemas goes through it rather than the InputSchema and
+// OutputSchema fields, because a tool built by [Func] does not fill them:
+// start-up builds every built-in tool, and inferring all their schemas from
+// their Go types was most of what starting `quiver call` allocated, while a
+// call needs one tool's input schema. A Func tool infers its schemas the
+// first time Schemas is called, once, and keeps them; it panics then if its
+// types cannot be described (see [Func]). A tool filled in directly returns
+// its fields. A field that is set wins over inference, so that a copy of a
+// Func tool may replace a schema.
+//
+// Schemas is safe for concurrent use. The schemas are shared by every caller
+// and must not be modified.
+func (t *Tool) Schemas() (in, out *jsonschema.Schema) {
+	in, out = t.InputSchema, t.OutputSchema
+	if t.inferred != nil && (in == nil || out == nil) {
+		inferredIn, inferredOut := t.inferred.get()
+		if in == nil {
+			in = inferredIn
+		}
+		if out == nil {
+			out = inferredOut
+		}
+	}
+	return in, out
 }
 
 var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -102,18 +144,26 @@ func ValidName(name string) bool { return namePattern.MatchString(name) }
 // Check reports what is wrong with t's declaration, if anything: a bad name, a
 // missing Execute, an input schema that is not an object schema, policy
 // properties that contradict each other.
+//
+// Check does not infer the schemas of a [Func] tool, which would undo their
+// laziness: it checks instead that the input's Go type is one that infers to
+// an object schema. Whether the type's fields can be described at all is
+// found when the schemas are first used.
 func (t *Tool) Check() error {
-	switch {
-	case t == nil:
+	if t == nil {
 		return fmt.Errorf("tool: nil tool")
+	}
+	switch {
 	case !ValidName(t.Name):
 		return fmt.Errorf("tool %q: name must match %s", t.Name, namePattern)
 	case t.Execute == nil:
 		return fmt.Errorf("tool %q: no Execute function", t.Name)
-	case t.InputSchema == nil:
+	case t.InputSchema == nil && t.inferred == nil:
 		return fmt.Errorf("tool %q: no input schema", t.Name)
-	case t.InputSchema.Type != "object":
+	case t.InputSchema != nil && t.InputSchema.Type != "object":
 		return fmt.Errorf("tool %q: input schema must have type \"object\", has %q", t.Name, t.InputSchema.Type)
+	case t.InputSchema == nil && !objectType(t.inferred.in):
+		return fmt.Errorf("tool %q: input schema must have type \"object\": the input type %s is not a struct", t.Name, t.inferred.in)
 	case t.Risk != RiskLow && t.Risk != RiskHigh:
 		return fmt.Errorf("tool %q: risk must be %q or %q, not %q", t.Name, RiskLow, RiskHigh, t.Risk)
 	case t.ReadOnlyWhenLowRisk && t.CallRisk == nil:
@@ -122,6 +172,16 @@ func (t *Tool) Check() error {
 		return fmt.Errorf("tool %q: annotated ReadOnly but WritesSubjectPaths", t.Name)
 	}
 	return nil
+}
+
+// objectType reports whether schema inference describes values of type t as
+// JSON objects: structs and maps with string keys, behind any number of
+// pointers. It is Check's stand-in for inferring a Func tool's input schema.
+func objectType(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct || t.Kind() == reflect.Map && t.Key().Kind() == reflect.String
 }
 
 // MayChangeFiles reports whether a call of t rated risk may change files, by

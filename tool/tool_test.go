@@ -45,11 +45,13 @@ func TestCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, mutate := range map[string]func(*tool.Tool){
-		"bad name":      func(t *tool.Tool) { t.Name = "has space" },
-		"long name":     func(t *tool.Tool) { t.Name = strings.Repeat("a", 65) },
-		"no execute":    func(t *tool.Tool) { t.Execute = nil },
-		"no schema":     func(t *tool.Tool) { t.InputSchema = nil },
-		"not an object": func(t *tool.Tool) { s := *t.InputSchema; s.Type = "array"; t.InputSchema = &s },
+		"bad name":   func(t *tool.Tool) { t.Name = "has space" },
+		"long name":  func(t *tool.Tool) { t.Name = strings.Repeat("a", 65) },
+		"no execute": func(t *tool.Tool) { t.Execute = nil },
+		// A tool filled in directly has no schema unless it sets one; a
+		// Func tool's is inferred (see TestFuncCheckDoesNotInfer).
+		"no schema":     func(t *tool.Tool) { *t = tool.Tool{Name: t.Name, Risk: t.Risk, Execute: t.Execute} },
+		"not an object": func(t *tool.Tool) { in, _ := t.Schemas(); s := *in; s.Type = "array"; t.InputSchema = &s },
 		"bad risk":      func(t *tool.Tool) { t.Risk = "medium" },
 		// A promise about low-risk calls needs something that rates calls:
 		// without it every call would run read-only on the tool's word alone.

@@ -46,7 +46,8 @@ func patchArgs(patch string) []byte {
 func runPatchTool(t testing.TB, root, patch string) (string, error) {
 	t.Helper()
 	tl := patchTool(t)
-	v, err := schema.Compile(tl.InputSchema)
+	in, _ := tl.Schemas()
+	v, err := schema.Compile(in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/quiverkit/quiver/schema"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -16,7 +17,9 @@ var notStrict = map[string]bool{"validate_output": true}
 
 // TestCatalog holds every built-in tool to the contracts a model provider
 // checks: a valid name, a description, an object input schema that compiles,
-// and one that OpenAI strict mode accepts after conversion.
+// and one that OpenAI strict mode accepts after conversion. It is also where
+// a tool whose types cannot be described is caught: tool.Func infers schemas
+// on first use, not when All builds the tools.
 func TestCatalog(t *testing.T) {
 	all := All()
 	if len(all) == 0 {
@@ -35,10 +38,17 @@ func TestCatalog(t *testing.T) {
 			if strings.TrimSpace(tl.Description) == "" {
 				t.Error("no description")
 			}
-			if _, err := schema.Compile(tl.InputSchema); err != nil {
+			in, out := schemas(t, tl)
+			if in == nil || in.Type != "object" {
+				t.Fatalf("input schema %v is not an object schema", in)
+			}
+			if out != nil && out.Type != "object" {
+				t.Errorf("output schema %v is not an object schema", out)
+			}
+			if _, err := schema.Compile(in); err != nil {
 				t.Errorf("input schema does not compile: %v", err)
 			}
-			strict, err := schema.OpenAIStrict(tl.InputSchema)
+			strict, err := schema.OpenAIStrict(in)
 			if errors.Is(err, schema.ErrNotStrict) && notStrict[tl.Name] {
 				return // sent with strict off, by design
 			}
@@ -58,4 +68,16 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("alias %s points at unknown tool %s", a.Name, a.Target)
 		}
 	}
+}
+
+// schemas infers tl's schemas, failing the test instead of the whole run if
+// inference panics.
+func schemas(t *testing.T, tl *tool.Tool) (in, out *jsonschema.Schema) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("schema inference panicked: %v", r)
+		}
+	}()
+	return tl.Schemas()
 }

@@ -56,8 +56,9 @@ func (a *app) toolsCommand() *cobra.Command {
 			for _, e := range entries {
 				t := e.Tool
 				offer := tk.Policy().Offer(t)
-				list = append(list, toolJSON{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema,
-					OutputSchema: t.OutputSchema, Risk: t.Risk, Annotations: t.Annotations, Provider: e.Provider,
+				in, out := t.Schemas()
+				list = append(list, toolJSON{Name: t.Name, Description: t.Description, InputSchema: in,
+					OutputSchema: out, Risk: t.Risk, Annotations: t.Annotations, Provider: e.Provider,
 					Shadowed: e.Shadowed, Allowed: offer.Offered(), Policy: offer.String()})
 			}
 			var provs []providerJSON

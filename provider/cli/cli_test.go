@@ -409,10 +409,12 @@ func TestToolsMatchTheBuiltinContract(t *testing.T) {
 		if want == nil {
 			t.Fatalf("%s is not a builtin tool", tl.Name)
 		}
-		if diff := cmp.Diff(want.InputSchema, tl.InputSchema); diff != "" {
+		wantIn, wantOut := want.Schemas()
+		in, out := tl.Schemas()
+		if diff := cmp.Diff(wantIn, in); diff != "" {
 			t.Errorf("%s input schema (-builtin +cli):\n%s", tl.Name, diff)
 		}
-		if diff := cmp.Diff(want.OutputSchema, tl.OutputSchema); diff != "" {
+		if diff := cmp.Diff(wantOut, out); diff != "" {
 			t.Errorf("%s output schema (-builtin +cli):\n%s", tl.Name, diff)
 		}
 		if want.Description != tl.Description || want.Risk != tl.Risk || want.Annotations != tl.Annotations {
