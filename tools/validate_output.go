@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -84,13 +83,30 @@ func NewOutputTypes() *OutputTypes {
 	return r
 }
 
-var outputTypeName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+// validOutputTypeName reports whether name is an output type's name: 1 to
+// 64 letters, digits, '_', '.' or '-' (the regular expression
+// ^[A-Za-z0-9_.-]{1,64}$). It is plain code because that expression,
+// compiled at start-up, cost every process 60 KB: its bounded repetition
+// compiles to 64 copies.
+func validOutputTypeName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '_', c == '.', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Register adds (or replaces) output type name. It refuses a schema whose
 // $refs do not resolve within it or whose patterns do not compile, so that
 // such faults surface at registration, not in a model's validation.
 func (r *OutputTypes) Register(name string, s *jsonschema.Schema) error {
-	if !outputTypeName.MatchString(name) {
+	if !validOutputTypeName(name) {
 		return fmt.Errorf("output type %q: a name is 1 to 64 letters, digits, '_', '.' or '-'", name)
 	}
 	if s == nil {

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -415,7 +416,7 @@ func readFetchBody(ctx context.Context, resp *http.Response, cfg WebConfig, out 
 		return err
 	}
 	if kind == "html" {
-		md, err := htmlConverter.ConvertString(text, converterOptions(ctx, out.FinalURL)...)
+		md, err := htmlConverter().ConvertString(text, converterOptions(ctx, out.FinalURL)...)
 		if err != nil {
 			return fmt.Errorf("converting HTML to Markdown: %w", err)
 		}
@@ -479,12 +480,13 @@ func truncateRunes(s string, n int) (string, bool) {
 // htmlConverter turns HTML into Markdown: the library's defaults (which
 // drop <script>, <style>, <head>, <iframe>...), and <svg> dropped as well:
 // its text is drawing labels, icon titles and embedded code, not the
-// page's prose. The converter is safe for concurrent use.
-var htmlConverter = func() *converter.Converter {
+// page's prose. The converter is safe for concurrent use. It is built on
+// first use, not when the package is initialised (start-up cost).
+var htmlConverter = sync.OnceValue(func() *converter.Converter {
 	conv := converter.NewConverter(converter.WithPlugins(base.NewBasePlugin(), commonmark.NewCommonmarkPlugin()))
 	conv.Register.TagType("svg", converter.TagTypeRemove, converter.PriorityStandard)
 	return conv
-}()
+})
 
 // converterOptions make relative links absolute against the page's URL and
 // stop the conversion when the call is cancelled.
