@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"regexp"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -135,11 +134,26 @@ func (t *Tool) Schemas() (in, out *jsonschema.Schema) {
 	return in, out
 }
 
-var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// namePattern is the rule ValidName checks, as error messages state it.
+// It is checked with plain code: compiled, its bounded repetition was a
+// tenth of the quiver command's package initialisation.
+const namePattern = `^[a-zA-Z0-9_-]{1,64}$`
 
 // ValidName reports whether name meets the strictest provider's rule for tool
 // names: 1 to 64 ASCII letters, digits, '_' or '-'.
-func ValidName(name string) bool { return namePattern.MatchString(name) }
+func ValidName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Check reports what is wrong with t's declaration, if anything: a bad name, a
 // missing Execute, an input schema that is not an object schema, policy
