@@ -74,6 +74,14 @@ func (e *Error) WithTool(name string) *Error {
 	return e
 }
 
+// WithCause records err as e's cause (errors.Is and errors.As see it) and
+// returns e: for a message written for the model, such as a program's own
+// standard error, that should not repeat the cause's text.
+func (e *Error) WithCause(err error) *Error {
+	e.Err = err
+	return e
+}
+
 // WithDetail records a structured detail on e and returns e.
 func (e *Error) WithDetail(key string, value any) *Error {
 	if e.Details == nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quiverkit/quiver/internal/procgroup"
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
@@ -155,7 +156,7 @@ func gitCommand(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = dir
 	cmd.Env = append(shell.HostEnv(nil), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
-	shell.OwnGroup(cmd)
+	procgroup.Own(cmd)
 	cmd.WaitDelay = time.Second
 	return cmd
 }
@@ -209,12 +210,12 @@ func streamGit(ctx context.Context, box *sandbox.Profile, dir string, consume fu
 func gitError(dir, stderr string, err error) error {
 	msg := strings.TrimSpace(stderr)
 	if strings.Contains(msg, "not a git repository") {
-		return tool.Errorf(tool.CodeExecutionFailed, "%s is not inside a git repository (no .git here or in any parent directory); give a path inside one, or run `git init` first", dir)
+		return tool.Errorf(tool.CodeExecutionFailed, "%s is not inside a git repository (no .git here or in any parent directory); give a path inside one, or run `git init` first", dir).WithCause(err)
 	}
 	if msg == "" {
 		msg = err.Error()
 	}
-	return tool.Errorf(tool.CodeExecutionFailed, "git failed in %s: %s", dir, msg)
+	return tool.Errorf(tool.CodeExecutionFailed, "git failed in %s: %s", dir, msg).WithCause(err)
 }
 
 // limitedBuffer keeps the first max bytes written to it.

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -255,6 +256,9 @@ func TestGitStatusSummaryPaths(t *testing.T) {
 	e.write("plain/readme", "x")
 	_, err = e.call(newGitStatusSummary(), `{"path":"plain"}`)
 	wantToolError(t, err, tool.CodeExecutionFailed, "not inside a git repository")
+	if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) {
+		t.Errorf("git's exit is not the cause of %v", err)
+	}
 	_, err = e.call(newGitStatusSummary(), `{"path":"../"}`)
 	wantToolError(t, err, tool.CodeSandboxViolation, `field "path"`)
 	_, err = e.call(newGitStatusSummary(), `{"path":"missing"}`)

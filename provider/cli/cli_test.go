@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -464,6 +465,9 @@ func TestProgramFailure(t *testing.T) {
 	_, err = call(t, ws, toolByName(t, list, "grep_search"), `{"pattern":"x"}`)
 	if tool.CodeOf(err) != tool.CodeExecutionFailed || !strings.Contains(err.Error(), "something broke") {
 		t.Errorf("err %v, want EXECUTION_FAILED with rg's message", err)
+	}
+	if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Errorf("rg's exit is not the cause of %v", err)
 	}
 }
 

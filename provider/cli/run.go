@@ -134,7 +134,7 @@ func programError(prog string, err error, stderr string) error {
 	if msg == "" {
 		msg = err.Error()
 	}
-	return tool.Errorf(tool.CodeExecutionFailed, "%s failed: %s", prog, msg)
+	return tool.Errorf(tool.CodeExecutionFailed, "%s failed: %s", prog, msg).WithCause(err)
 }
 
 // splitNUL is a bufio.SplitFunc for NUL-terminated records.

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/quiverkit/quiver/internal/procgroup"
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
@@ -71,7 +72,7 @@ func Run(ctx context.Context, p Process) (Outcome, error) {
 	cmd := exec.CommandContext(runCtx, p.Argv[0], p.Argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdin = p.Dir, p.Env, p.Stdin
 	cmd.WaitDelay = waitDelay
-	ownGroup(cmd)
+	procgroup.Own(cmd)
 	box, remove, err := p.Sandbox.WithTempDir()
 	if err != nil {
 		return Outcome{}, err
@@ -90,7 +91,7 @@ func Run(ctx context.Context, p Process) (Outcome, error) {
 	if errors.Is(err, exec.ErrWaitDelay) {
 		// The program exited but something it started still holds the
 		// output: a child left running in its group. End it too.
-		killGroup(cmd)
+		procgroup.Kill(cmd)
 	}
 	out := Outcome{ExitCode: cmd.ProcessState.ExitCode(), Stdout: stdout.View()}
 	if !p.Combined {

@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/quiverkit/quiver/internal/procgroup"
 	"github.com/quiverkit/quiver/sandbox"
 )
 
@@ -62,7 +63,7 @@ func (p *Provider) start(ctx context.Context) (*conn, error) {
 	sess, err := client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
 		if c.cmd != nil && c.cmd.Process != nil {
-			killGroup(c.cmd)
+			procgroup.Kill(c.cmd)
 			c.cmd.Wait()
 		}
 		c.removeTmp()
@@ -87,7 +88,7 @@ func (p *Provider) command(stderr *tail) *exec.Cmd {
 	// A helper the server left running may hold its stderr open; do not
 	// wait for it past the server's own exit.
 	cmd.WaitDelay = 500 * time.Millisecond
-	setGroup(cmd)
+	procgroup.Set(cmd)
 	return cmd
 }
 
@@ -229,11 +230,11 @@ func (c *conn) endsWithin(d time.Duration) bool {
 func (c *conn) close(graceful bool) error {
 	c.closeOnce.Do(func() {
 		if !graceful && c.cmd != nil && c.cmd.Process != nil {
-			killGroup(c.cmd)
+			procgroup.Kill(c.cmd)
 		}
 		c.closeErr = c.sess.Close()
 		if c.cmd != nil && c.cmd.Process != nil {
-			killGroup(c.cmd)
+			procgroup.Kill(c.cmd)
 		}
 		c.removeTmp()
 	})

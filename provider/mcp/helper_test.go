@@ -12,6 +12,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/quiverkit/quiver/internal/procgroup"
 )
 
 // The test binary doubles as the MCP servers some tests need: run with
@@ -160,12 +161,12 @@ func startProcess(t *testing.T, name string, args []string, env ...string) *exec
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = io.Discard
-	setGroup(cmd)
+	procgroup.Set(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		killGroup(cmd)
+		procgroup.Kill(cmd)
 		cmd.Wait()
 	})
 	return cmd
