@@ -74,10 +74,29 @@ func (p *Profile) wrap(cmd *exec.Cmd) error {
 	if p.Mode == WorkspaceWrite {
 		p.ensureHooksDir()
 	}
-	s := launch.Spec{ReadOnly: p.Mode == ReadOnly, Workspace: p.Workspace, Writable: p.Writable,
-		Protected: expandGlobs(p.Protected), Network: p.Network, TempDir: p.TempDir,
-		Readable: p.Readable, Limited: p.Readable != nil, Path: cmd.Path, Args: cmd.Args}
+	s := p.spec()
+	s.Protected = expandGlobs(p.Protected)
+	s.Path, s.Args = cmd.Path, cmd.Args
 	return launch.Command(s, cmd)
+}
+
+// spec is the launch spec of p, without a program.
+func (p *Profile) spec() launch.Spec {
+	return launch.Spec{ReadOnly: p.Mode == ReadOnly, Workspace: p.Workspace, Writable: p.Writable,
+		Protected: p.Protected, Network: p.Network, TempDir: p.TempDir,
+		Readable: p.Readable, Limited: p.Readable != nil}
+}
+
+// MayWrite reports whether a process started under p may write path, or
+// create it (symbolic links resolved): any path when p is unconfined, else
+// a path in a tree p makes writable. Quiver asks it of the programs it
+// starts for itself (quiver-models), which must not be ones its tools could
+// have planted.
+func (p *Profile) MayWrite(path string) bool {
+	if !p.Confined() {
+		return true
+	}
+	return p.spec().MayWrite(path)
 }
 
 // Describe says what the sandbox uses on this machine.

@@ -28,9 +28,16 @@ func (a *app) model(cfg *config.Config, s driver.Spec) (driver.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	box, err := a.processSandbox(cfg, "", true)
+	box, err := a.processSandbox(cfg, a.workspaceDir(cfg), true)
 	if err != nil {
 		return nil, err
+	}
+	if box.Confined() && box.With(sandbox.WorkspaceWrite).MayWrite(path) {
+		// It holds the API keys and reaches the network: one the tools
+		// could have written (beside a quiver built into the workspace),
+		// under this scope or an earlier one, would be theirs to choose.
+		return nil, fmt.Errorf("%s is where the tools may write (the workspace or a writable root): "+
+			"install quiver-models outside it, or name another with %s", path, modelsEnv)
 	}
 	c := process.Config{Path: path, Spec: s}
 	if box.Confined() {

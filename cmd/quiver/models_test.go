@@ -72,6 +72,18 @@ func TestModelsProgramIsFound(t *testing.T) {
 	if r.code != exitUsage || !strings.Contains(r.stderr, "want an absolute path") {
 		t.Errorf("relative QUIVER_MODELS: exit %d, stderr %q", r.code, r.stderr)
 	}
+
+	// One the tools could have written holds no keys, under any scope.
+	t.Setenv(modelsEnv, filepath.Join(dir, "bin/quiver-models"))
+	for _, scope := range []string{"workspace-write", "read-only"} {
+		r = runCLI(t, dir, "", "--write-scope", scope, "run", "--base-url", srv.URL, "--model", "m", "Say hi.")
+		if r.code != exitUsage || !strings.Contains(r.stderr, "is where the tools may write") {
+			t.Errorf("QUIVER_MODELS in the workspace, %s: exit %d, stderr %q", scope, r.code, r.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "planted.txt")); err == nil {
+		t.Error("quiver started a quiver-models from the workspace")
+	}
 }
 
 // TestModelsProcessIsConfined: quiver-models runs in the sandbox, read-only

@@ -75,7 +75,7 @@ func Command(s Spec, cmd *exec.Cmd) error {
 		env = os.Environ()
 	}
 	cmd.Env = append(withoutSpec(env), specEnv+"="+string(raw))
-	cmd.Path = launcher()
+	cmd.Path = launcher(s)
 	cmd.Args = []string{"quiver-sandbox"}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -96,17 +96,23 @@ func Command(s Spec, cmd *exec.Cmd) error {
 // instead of the running binary itself.
 const LauncherEnv = "QUIVER_SANDBOX_LAUNCHER"
 
-// launcher returns the program to start as the launcher:
+// launcher returns the program to start as the launcher of s:
 // QUIVER_SANDBOX_LAUNCHER, else a quiver-sandbox beside the running
 // executable, else the running executable itself (/proc/self/exe), which
 // every binary linking this package can serve as. Never a program found
-// through PATH: a PATH entry inside the workspace would let the workspace
-// choose the launcher.
-func launcher() string {
-	if p := os.Getenv(LauncherEnv); filepath.IsAbs(p) {
+// through PATH, and never one that a confined process could have written
+// (a quiver-sandbox planted beside a quiver built into the workspace): the
+// launcher runs before the confinement it applies. Could have, under any
+// profile: a read-only call must not run what an earlier call wrote.
+func launcher(s Spec) string {
+	s.ReadOnly = false
+	if p := os.Getenv(LauncherEnv); filepath.IsAbs(p) && !s.MayWrite(p) {
 		return p
 	}
-	return siblingLauncher()
+	if p := siblingLauncher(); p != "" && !s.MayWrite(p) {
+		return p
+	}
+	return "/proc/self/exe"
 }
 
 var siblingLauncher = sync.OnceValue(func() string {
@@ -116,8 +122,60 @@ var siblingLauncher = sync.OnceValue(func() string {
 			return sibling
 		}
 	}
-	return "/proc/self/exe"
+	return ""
 })
+
+// MayWrite reports whether a process confined by s may write path, or
+// create it: whether path lies in a tree s makes writable (none under
+// read-only; else the workspace, the writable roots and the temporary
+// directory), read both as written and with its symbolic links resolved as
+// far as they exist. As written counts too because a link inside a
+// writable tree can itself be swapped. Protected paths count as writable:
+// one that does not exist yet can be created.
+func (s Spec) MayWrite(path string) bool {
+	if s.ReadOnly {
+		return false
+	}
+	candidates := []string{filepath.Clean(path)}
+	if r, err := evalExisting(path); err == nil {
+		candidates = append(candidates, r)
+	}
+	for _, root := range s.writableRoots() {
+		if root == "" {
+			continue
+		}
+		roots := []string{root}
+		if r, err := filepath.EvalSymlinks(root); err == nil {
+			roots = append(roots, r)
+		}
+		for _, r := range roots {
+			for _, c := range candidates {
+				if within(r, c) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// evalExisting resolves the symbolic links of path's longest existing
+// prefix and joins the rest back on.
+func evalExisting(path string) (string, error) {
+	path = filepath.Clean(path)
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r, nil
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" || filepath.Clean(dir) == path {
+		return "", errors.New("no existing prefix")
+	}
+	r, err := evalExisting(filepath.Clean(dir))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(r, base), nil
+}
 
 // Exit statuses of a launcher that could not exec its program, as a shell
 // reports them.
