@@ -81,3 +81,32 @@ func TestLauncherIsNeverWritable(t *testing.T) {
 		t.Errorf("launcher = %s, want the operator's %s", got, outside)
 	}
 }
+
+// FuzzMayWrite: whatever the spelling, a path that names something in the
+// workspace is writable, and one that names something in a tree with no
+// link into the workspace is not.
+func FuzzMayWrite(f *testing.F) {
+	base := f.TempDir()
+	ws, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
+	for _, d := range []string{ws, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			f.Fatal(err)
+		}
+	}
+	for _, s := range []string{"quiver-models", "a/../b", "../outside/x", "./x", "x/../../ws/y", "..", "a//b/", "\x00", "../ws/../outside/z"} {
+		f.Add(s)
+	}
+	spec := Spec{Workspace: ws}
+	f.Fuzz(func(t *testing.T, rel string) {
+		for _, root := range []string{ws, outside} {
+			p := filepath.Join(root, rel)
+			got := spec.MayWrite(p)
+			switch {
+			case within(ws, filepath.Clean(p)) && !got:
+				t.Errorf("MayWrite(%q) = false for a path in the workspace", p)
+			case within(outside, filepath.Clean(p)) && got:
+				t.Errorf("MayWrite(%q) = true for a path outside it, with no link in", p)
+			}
+		}
+	})
+}
