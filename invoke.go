@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/policy"
@@ -253,13 +254,33 @@ func (tk *Toolkit) validator(t *tool.Tool) (*schema.Validator, error) {
 	if v, ok := tk.validators.Load(t); ok {
 		return v.(*schema.Validator), nil
 	}
-	in, _ := t.Schemas()
+	in, err := inputSchema(t)
+	if err != nil {
+		return nil, err
+	}
 	v, err := schema.Compile(in)
 	if err != nil {
 		return nil, err
 	}
 	tk.validators.Store(t, v)
 	return v, nil
+}
+
+// inputSchema is t's input schema. A Func tool infers it on first use and
+// panics there if its Go type cannot be described (see tool.Func); the call
+// fails with INTERNAL instead, so that one badly typed tool cannot take down
+// a server that calls it.
+func inputSchema(t *tool.Tool) (in *jsonschema.Schema, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	in, _ = t.Schemas()
+	if in == nil {
+		return nil, errors.New("no input schema")
+	}
+	return in, nil
 }
 
 // decide applies the call-level rules to what the call acts on, each path
