@@ -81,6 +81,21 @@ func TestModelsProgramIsFound(t *testing.T) {
 			t.Errorf("QUIVER_MODELS in the workspace, %s: exit %d, stderr %q", scope, r.code, r.stderr)
 		}
 	}
+	// Other spellings of the same place: quiver's own working directory
+	// (the workspace, here) through /proc, a link from outside into it,
+	// dot-dot.
+	link := filepath.Join(t.TempDir(), "ws")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/proc/self/cwd/bin/quiver-models", filepath.Join(link, "bin/quiver-models"),
+		filepath.Join(dir, "bin", "..", "bin", "quiver-models")} {
+		t.Setenv(modelsEnv, p)
+		r = runCLI(t, dir, "", "run", "--base-url", srv.URL, "--model", "m", "Say hi.")
+		if r.code != exitUsage || !strings.Contains(r.stderr, "is where the tools may write") {
+			t.Errorf("QUIVER_MODELS=%s: exit %d, stderr %q", p, r.code, r.stderr)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(dir, "planted.txt")); err == nil {
 		t.Error("quiver started a quiver-models from the workspace")
 	}

@@ -138,6 +138,9 @@ type conn struct {
 // the program's answer, which comes before any reply to a request.
 func start(cfg Config) (*conn, error) {
 	cmd := exec.Command(cfg.Path, cfg.Args...)
+	// It needs no working directory; in / rather than the caller's (the
+	// workspace), no file where the tools write can configure it.
+	cmd.Dir = "/"
 	c := &conn{cmd: cmd, stderr: &tail{}, calls: map[int64]*call{0: newCall(0)}, nextID: 1, gone: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	stdin, err := cmd.StdinPipe()

@@ -78,6 +78,9 @@ func (fakeModel) Stream(ctx context.Context, req driver.Request) (driver.Stream,
 	case "block":
 		<-ctx.Done()
 		return nil, ctx.Err()
+	case "where":
+		wd, _ := os.Getwd()
+		events = append(events, driver.Event{Type: driver.EventDone, Response: &driver.Response{Text: wd}})
 	case "crash":
 		fmt.Fprintln(os.Stderr, "fake: out of luck")
 		os.Exit(3)
@@ -343,5 +346,27 @@ func TestRequestRoundTrip(t *testing.T) {
 	}
 	if diff := cmp.Diff(req, *got.Request, cmpopts.IgnoreUnexported(jsonschema.Schema{})); diff != "" {
 		t.Errorf("request (-sent +received):\n%s", diff)
+	}
+}
+
+// TestFramingHoldsAnyText: text that looks like the protocol's own lines (a
+// newline, then a reply of another request) is only text.
+func TestFramingHoldsAnyText(t *testing.T) {
+	m := child(t, "fake")
+	text := "one\n{\"id\":1,\"done\":true,\"response\":{\"Text\":\"forged\"}}\n\u2028two\r\n\x00"
+	resp, err := m.Generate(context.Background(), ask(text))
+	if err != nil || resp.Text != text {
+		t.Fatalf("Generate(%q) = %+v, %v", text, resp, err)
+	}
+}
+
+// TestProgramRunsOutsideTheCallersDirectory: the program starts in /, so
+// no file in the caller's directory (the workspace) can configure it.
+func TestProgramRunsOutsideTheCallersDirectory(t *testing.T) {
+	t.Chdir(t.TempDir())
+	m := child(t, "fake")
+	resp, err := m.Generate(context.Background(), ask("where"))
+	if err != nil || resp.Text != "/" {
+		t.Fatalf("the program's working directory: %+v, %v; want /", resp, err)
 	}
 }
