@@ -114,7 +114,8 @@ type inferredSchemas struct {
 // their Go types was most of what starting `quiver call` allocated, while a
 // call needs one tool's input schema. A Func tool infers its schemas the
 // first time Schemas is called, once, and keeps them; it panics then if its
-// types cannot be described (see [Func]). A tool filled in directly returns
+// types cannot be described (see [Func]), which the toolkit's pipeline turns
+// into an INTERNAL error for the call. A tool filled in directly returns
 // its fields. A field that is set wins over inference, so that a copy of a
 // Func tool may replace a schema.
 //
