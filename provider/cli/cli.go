@@ -130,6 +130,7 @@ func New(opts Options) *Provider {
 		opts.LookPath = exec.LookPath
 	}
 	p := &Provider{opts: opts}
+	look := lookOnce(opts.LookPath)
 	names := make([]string, 0, len(defaults))
 	for name := range defaults {
 		names = append(names, name)
@@ -142,10 +143,10 @@ func New(opts Options) *Provider {
 	sort.Strings(names)
 	for _, name := range names {
 		if _, known := accepts[name]; !known && !builtinName(name) {
-			p.wrap(name, opts.Aliases[name])
+			p.wrap(name, opts.Aliases[name], look)
 			continue
 		}
-		b, path, k := p.detect(name)
+		b, path, k := p.detect(name, look)
 		p.backends = append(p.backends, b)
 		if path == "" {
 			continue
@@ -163,15 +164,16 @@ func New(opts Options) *Provider {
 	return p
 }
 
-// wrap adds the tool name that runs program.
-func (p *Provider) wrap(name, program string) {
+// wrap adds the tool name that runs program; look says where program is
+// now (the tool looks it up again when it runs).
+func (p *Provider) wrap(name, program string, look func(string) (string, error)) {
 	t, err := newWrapped(name, program, &p.opts)
 	if err != nil {
 		p.errs = append(p.errs, err)
 		return
 	}
 	b := Backend{Tool: name, Program: program, Wraps: true}
-	if found, err := p.opts.LookPath(program); err == nil {
+	if found, err := look(program); err == nil {
 		b.Path = found
 	} else {
 		b.Note = fmt.Sprintf("%s is not installed now; calls fail until it is", program)
@@ -184,8 +186,8 @@ func (p *Provider) wrap(name, program string) {
 // program that is not one word.
 func (p *Provider) Err() error { return errors.Join(p.errs...) }
 
-// detect resolves the program for one tool.
-func (p *Provider) detect(name string) (b Backend, path string, k kind) {
+// detect resolves the program for one tool with look.
+func (p *Provider) detect(name string, look func(string) (string, error)) (b Backend, path string, k kind) {
 	prog, configured := p.opts.Aliases[name]
 	if !configured {
 		prog = defaults[name]
@@ -213,13 +215,32 @@ func (p *Provider) detect(name string) (b Backend, path string, k kind) {
 		return b, "", kindNone
 	}
 	for _, candidate := range candidates(prog) {
-		if found, err := p.opts.LookPath(candidate); err == nil {
+		if found, err := look(candidate); err == nil {
 			b.Path = found
 			return b, found, k
 		}
 	}
 	b.Note = fmt.Sprintf("%s is not installed; the builtin engine serves %s", prog, name)
 	return b, "", kindNone
+}
+
+// lookOnce returns lookPath asking once per program: grep_search and
+// search_code both want rg, and a program that is missing costs a stat
+// per PATH entry, at every start of the command.
+func lookOnce(lookPath func(string) (string, error)) func(string) (string, error) {
+	type answer struct {
+		path string
+		err  error
+	}
+	seen := map[string]answer{}
+	return func(prog string) (string, error) {
+		a, ok := seen[prog]
+		if !ok {
+			a.path, a.err = lookPath(prog)
+			seen[prog] = a
+		}
+		return a.path, a.err
+	}
 }
 
 // kindOf tells the program family from its name or path.

@@ -298,6 +298,32 @@ func fakeLook(found ...string) func(string) (string, error) {
 	}
 }
 
+// TestDetectionAsksOncePerProgram: New looks each program up once, though
+// two tools want rg and a missing fd is asked for before fdfind; a wrapped
+// tool's program is asked for by New once too.
+func TestDetectionAsksOncePerProgram(t *testing.T) {
+	asked := map[string]int{}
+	look := fakeLook("rg", "fdfind", "jq")
+	p := New(Options{Aliases: map[string]string{"query_json": "jq"}, LookPath: func(name string) (string, error) {
+		asked[name]++
+		return look(name)
+	}})
+	want := map[string]int{"rg": 1, "fd": 1, "fdfind": 1, "jq": 1}
+	if diff := cmp.Diff(want, asked); diff != "" {
+		t.Errorf("lookups (-want +got):\n%s", diff)
+	}
+	var offered []string
+	for _, b := range p.Backends() {
+		if b.Path != "" {
+			offered = append(offered, b.Tool+"="+b.Path)
+		}
+	}
+	wantOffered := []string{"glob_search=/usr/bin/fdfind", "grep_search=/usr/bin/rg", "query_json=/usr/bin/jq", "search_code=/usr/bin/rg"}
+	if diff := cmp.Diff(wantOffered, offered); diff != "" {
+		t.Errorf("backends (-want +got):\n%s", diff)
+	}
+}
+
 func TestDetection(t *testing.T) {
 	tests := []struct {
 		name     string
