@@ -276,7 +276,7 @@ func inputSchema(t *tool.Tool) (in *jsonschema.Schema, err error) {
 			err = fmt.Errorf("%v", p)
 		}
 	}()
-	in, _ = t.Schemas()
+	in = t.InSchema()
 	if in == nil {
 		return nil, errors.New("no input schema")
 	}

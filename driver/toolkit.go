@@ -18,7 +18,7 @@ func Definitions(tools []*tool.Tool, strict bool) []ToolDefinition {
 		if t == nil {
 			continue
 		}
-		in, _ := t.Schemas()
+		in := t.InSchema()
 		defs = append(defs, ToolDefinition{Name: t.Name, Description: t.Description, Parameters: in, Strict: strict})
 	}
 	return defs

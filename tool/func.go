@@ -120,7 +120,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, tc
 		o(&cfg)
 	}
 	adjust := cfg.adjust
-	infer := func() (*jsonschema.Schema, *jsonschema.Schema) {
+	inferIn := func() *jsonschema.Schema {
 		in, err := schema.Infer[In]()
 		if err != nil {
 			panic(fmt.Sprintf("tool.Func(%q): %v", name, err))
@@ -131,7 +131,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, tc
 		if in.Type != "object" {
 			panic(fmt.Sprintf("tool.Func(%q): input schema must have type \"object\", has %q", name, in.Type))
 		}
-		return in, schema.InferOutput[Out]()
+		return in
 	}
 	if cfg.risk == "" {
 		cfg.risk = RiskHigh
@@ -142,7 +142,8 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, tc
 	t := &Tool{
 		Name:        name,
 		Description: description,
-		inferred:    &inferredSchemas{get: sync.OnceValues(infer), in: reflect.TypeFor[In]()},
+		inferred: &inferredSchemas{in: sync.OnceValue(inferIn), out: sync.OnceValue(schema.InferOutput[Out]),
+			inType: reflect.TypeFor[In]()},
 		Risk:        cfg.risk,
 		Annotations: cfg.annotations,
 		Subjects:    cfg.subjects,

@@ -72,6 +72,40 @@ func TestFuncBuildsWithoutInferring(t *testing.T) {
 	}
 }
 
+// TestInSchemaInfersTheInputAlone checks that asking for a Func tool's input
+// schema alone, as a call's validation does, leaves the output type
+// undescribed: it allocates as inferring the input does, and less than
+// inferring both. Asked for later, Schemas returns the same input schema.
+func TestInSchemaInfersTheInputAlone(t *testing.T) {
+	inputOnly := testing.AllocsPerRun(20, func() {
+		if _, err := schema.Infer[bigInput](); err != nil {
+			t.Fatal(err)
+		}
+	})
+	output := testing.AllocsPerRun(20, func() { schema.InferOutput[bigOutput]() })
+	first := testing.AllocsPerRun(20, func() { bigTool().InSchema() })
+	t.Logf("InSchema of a fresh tool allocates %.0f times; inferring the input %.0f, the output %.0f", first, inputOnly, output)
+	if first >= inputOnly+output {
+		t.Errorf("InSchema allocates %.0f times, inferring both schemas %.0f: it inferred the output too", first, inputOnly+output)
+	}
+	tl := bigTool()
+	in := tl.InSchema()
+	if in == nil || in.Properties["mode"].Description != "adjusted" {
+		t.Fatalf("InSchema() = %+v, want the inferred, adjusted input schema", in)
+	}
+	again, out := tl.Schemas()
+	if again != in {
+		t.Error("Schemas after InSchema inferred the input schema again")
+	}
+	if out == nil || out.Properties["content"] == nil {
+		t.Errorf("output schema %+v, want the inferred one", out)
+	}
+	lit := &tool.Tool{Name: "lit", InputSchema: &jsonschema.Schema{Type: "object"}}
+	if got := lit.InSchema(); got != lit.InputSchema {
+		t.Errorf("literal: InSchema() = %p, want its field %p", got, lit.InputSchema)
+	}
+}
+
 // TestSchemasConcurrent reads a fresh Func tool's schemas from many
 // goroutines at once, as listings do (run with -race): every reader gets
 // the same schemas, inferred once, with the WithSchema adjustment applied.

@@ -103,8 +103,9 @@ type Tool struct {
 
 // inferredSchemas are a [Func] tool's schemas, inferred when first asked for.
 type inferredSchemas struct {
-	get func() (in, out *jsonschema.Schema) // a sync.OnceValues: infers once, panics on every call if inference did
-	in  reflect.Type                        // the Go type of the input, for Check's cheap test
+	in     func() *jsonschema.Schema // a sync.OnceValue: infers once, panics on every call if inference did
+	out    func() *jsonschema.Schema // a sync.OnceValue; nil when Out cannot be described
+	inType reflect.Type              // the Go type of the input, for Check's cheap test
 }
 
 // Schemas returns t's input and output schemas (out may be nil). Every
@@ -112,27 +113,33 @@ type inferredSchemas struct {
 // OutputSchema fields, because a tool built by [Func] does not fill them:
 // start-up builds every built-in tool, and inferring all their schemas from
 // their Go types was most of what starting `quiver call` allocated, while a
-// call needs one tool's input schema. A Func tool infers its schemas the
-// first time Schemas is called, once, and keeps them; it panics then if its
-// types cannot be described (see [Func]), which the toolkit's pipeline turns
-// into an INTERNAL error for the call. A tool filled in directly returns
-// its fields. A field that is set wins over inference, so that a copy of a
-// Func tool may replace a schema.
+// call needs one tool's input schema. A Func tool infers each of its
+// schemas the first time it is asked for, once, and keeps it; asking for
+// the input schema panics if the input type cannot be described (see
+// [Func]), which the toolkit's pipeline turns into an INTERNAL error for
+// the call. A tool filled in directly returns its fields. A field that is
+// set wins over inference, so that a copy of a Func tool may replace a
+// schema.
 //
 // Schemas is safe for concurrent use. The schemas are shared by every caller
 // and must not be modified.
 func (t *Tool) Schemas() (in, out *jsonschema.Schema) {
-	in, out = t.InputSchema, t.OutputSchema
-	if t.inferred != nil && (in == nil || out == nil) {
-		inferredIn, inferredOut := t.inferred.get()
-		if in == nil {
-			in = inferredIn
-		}
-		if out == nil {
-			out = inferredOut
-		}
+	in, out = t.InSchema(), t.OutputSchema
+	if out == nil && t.inferred != nil {
+		out = t.inferred.out()
 	}
 	return in, out
+}
+
+// InSchema is the input schema [Tool.Schemas] returns, on the same terms,
+// without inferring the output schema: validating a call and describing a
+// tool to a model need only the input's, and a Func tool's output type is
+// as costly to describe as its input type.
+func (t *Tool) InSchema() *jsonschema.Schema {
+	if t.InputSchema == nil && t.inferred != nil {
+		return t.inferred.in()
+	}
+	return t.InputSchema
 }
 
 // namePattern is the rule ValidName checks, as error messages state it.
@@ -177,8 +184,8 @@ func (t *Tool) Check() error {
 		return fmt.Errorf("tool %q: no input schema", t.Name)
 	case t.InputSchema != nil && t.InputSchema.Type != "object":
 		return fmt.Errorf("tool %q: input schema must have type \"object\", has %q", t.Name, t.InputSchema.Type)
-	case t.InputSchema == nil && !objectType(t.inferred.in):
-		return fmt.Errorf("tool %q: input schema must have type \"object\": the input type %s is not a struct", t.Name, t.inferred.in)
+	case t.InputSchema == nil && !objectType(t.inferred.inType):
+		return fmt.Errorf("tool %q: input schema must have type \"object\": the input type %s is not a struct", t.Name, t.inferred.inType)
 	case t.Risk != RiskLow && t.Risk != RiskHigh:
 		return fmt.Errorf("tool %q: risk must be %q or %q, not %q", t.Name, RiskLow, RiskHigh, t.Risk)
 	case t.ReadOnlyWhenLowRisk && t.CallRisk == nil:

@@ -15,7 +15,7 @@ import (
 // Validate checks args, JSON text, against t's input schema as the pipeline's
 // check and validate steps do, and returns the arguments to run t with.
 func Validate(t *tool.Tool, args string) (json.RawMessage, error) {
-	in, _ := t.Schemas()
+	in := t.InSchema()
 	v, err := schema.Compile(in)
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeInternal, "tool %q: %w", t.Name, err)
