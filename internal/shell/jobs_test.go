@@ -49,12 +49,15 @@ func TestJobsNewOutputOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return job.written.Load() > 0 })
+	// Wait for whole lines: a line can reach the job in more than one
+	// write (seen: "second" then "\n"), and a read between them is right
+	// to return half of it.
+	waitFor(t, func() bool { return job.written.Load() >= int64(len("first\n")) })
 	s, _ := job.Read(DefaultBudget)
 	if !s.Running || s.Output.Head != "first\n" {
 		t.Fatalf("first read: %+v", s)
 	}
-	waitFor(t, func() bool { return job.written.Load() > int64(len("first\n")) })
+	waitFor(t, func() bool { return job.written.Load() >= int64(len("first\nsecond\n")) })
 	s, _ = job.Read(DefaultBudget)
 	if !s.Running || s.Output.Head != "second\n" {
 		t.Fatalf("second read: %+v", s)
