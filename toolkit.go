@@ -252,6 +252,17 @@ func (tk *Toolkit) Tools(ctx context.Context) ([]*tool.Tool, error) {
 	return out, nil
 }
 
+// Lookup returns the tool a call of name would run: the registry's answer,
+// after aliases, from the one provider [WithOnlyProvider] named if it named
+// one. The policy is not consulted.
+func (tk *Toolkit) Lookup(ctx context.Context, name string) (*tool.Tool, error) {
+	e, _, err := tk.lookup(ctx, name, nil)
+	if err != nil {
+		return nil, err
+	}
+	return e.Tool, nil
+}
+
 // AllowedTools returns the tools a model should be offered: every tool some
 // call of which the policy could let run ([policy.Policy.Offer]). A tool
 // named bare in deny, denied in [policy.tools], barred by the write scope,

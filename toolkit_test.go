@@ -385,3 +385,38 @@ func TestOnlyProvider(t *testing.T) {
 		})
 	}
 }
+
+// TestLookup: Lookup answers with the tool a call of the name would run,
+// following aliases and WithOnlyProvider as a call does.
+func TestLookup(t *testing.T) {
+	low := lowProvider{tools: []*tool.Tool{tool.Func("echo", "Echoes text, from below.",
+		func(_ context.Context, _ tool.Context, in echoInput) (echoOutput, error) { return echoOutput{}, nil })}}
+	tests := []struct {
+		name, only, tool string
+		wantLow          bool // the echo of the low provider
+		wantCode         tool.Code
+	}{
+		{"the top one", "", "echo", false, ""},
+		{"an alias", "", "say", false, ""},
+		{"the shadowed one", "low", "echo", true, ""},
+		{"an alias, from one provider", "low", "say", true, ""},
+		{"a tool it lacks", "low", "read_file", false, tool.CodeToolNotFound},
+		{"no such tool", "", "nothing", false, tool.CodeToolNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tk, _, _ := newToolkit(t, quiver.WithProvider(low), quiver.WithOnlyProvider(tt.only),
+				quiver.WithAlias(provider.Alias{Name: "say", Target: "echo"}))
+			got, err := tk.Lookup(context.Background(), tt.tool)
+			if code := tool.CodeOf(err); code != tt.wantCode {
+				t.Fatalf("Lookup(%q) error %v, want code %q", tt.tool, err, tt.wantCode)
+			}
+			if err != nil {
+				return
+			}
+			if got.Name != "echo" || strings.HasSuffix(got.Description, "from below.") != tt.wantLow {
+				t.Errorf("Lookup(%q) = %s %q, want the echo of the low provider: %v", tt.tool, got.Name, got.Description, tt.wantLow)
+			}
+		})
+	}
+}

@@ -24,6 +24,7 @@ type funcConfig struct {
 	// the policy properties of [Tool] of the same names
 	readOnlyWhenLowRisk bool
 	writesSubjectPaths  bool
+	inProcess           bool
 }
 
 // WithRisk sets the tool's risk (default [RiskLow] for read-only tools, else
@@ -86,6 +87,9 @@ func ReadOnlyWhenLowRisk() Option { return func(c *funcConfig) { c.readOnlyWhenL
 // name ([Tool].WritesSubjectPaths): its path deny rules also bind the files
 // a command opens for writing.
 func WritesSubjectPaths() Option { return func(c *funcConfig) { c.writesSubjectPaths = true } }
+
+// InProcess marks a tool whose calls start no process ([Tool].InProcess).
+func InProcess() Option { return func(c *funcConfig) { c.inProcess = true } }
 
 // Func builds a tool from a typed Go function. For every call it:
 //
@@ -151,6 +155,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, tc
 
 		ReadOnlyWhenLowRisk: cfg.readOnlyWhenLowRisk,
 		WritesSubjectPaths:  cfg.writesSubjectPaths,
+		InProcess:           cfg.inProcess,
 		Execute: func(ctx context.Context, tc Context, raw json.RawMessage) (Result, error) {
 			in, err := decodeCall[In](tc, raw)
 			if err != nil {

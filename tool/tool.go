@@ -92,6 +92,14 @@ type Tool struct {
 	// The path rules of a tool that does not set it bind only its own calls.
 	WritesSubjectPaths bool
 
+	// InProcess says that the tool's calls run inside the host's process and
+	// start no other: ending the process ends the call, and nothing of it
+	// runs on. A tool that is also annotated ReadOnly leaves nothing behind
+	// when its process is killed mid-call, which is what lets `quiver call`
+	// leave Ctrl-C its default action for such a call (see cmd/quiver).
+	// False, the default, is the safe answer for any tool.
+	InProcess bool
+
 	// Execute runs the tool. A returned error that is not a *Error becomes
 	// EXECUTION_FAILED.
 	Execute func(ctx context.Context, tc Context, args json.RawMessage) (Result, error)

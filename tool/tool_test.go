@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -69,24 +70,27 @@ func TestCheck(t *testing.T) {
 }
 
 // TestFuncPolicyProperties checks that the options reach the fields the
-// policy reads, and that a tool built without them claims neither.
+// policy (and `quiver call`) reads, and that a tool built without them
+// claims none.
 func TestFuncPolicyProperties(t *testing.T) {
 	run := func(context.Context, tool.Context, struct{}) (string, error) { return "", nil }
 	rate := tool.WithCallRisk(func(struct{}) tool.Risk { return tool.RiskLow })
+	type props struct{ ReadOnlyWhenLowRisk, WritesSubjectPaths, InProcess bool }
 	cases := []struct {
-		name                string
-		opts                []tool.Option
-		readOnlyWhenLowRisk bool
-		writesSubjectPaths  bool
+		name string
+		opts []tool.Option
+		want props
 	}{
-		{"neither", []tool.Option{rate}, false, false},
-		{"read-only when low-risk", []tool.Option{rate, tool.ReadOnlyWhenLowRisk()}, true, false},
-		{"writes subject paths", []tool.Option{tool.WritesSubjectPaths()}, false, true},
+		{"none", []tool.Option{rate, tool.ReadOnly()}, props{}},
+		{"read-only when low-risk", []tool.Option{rate, tool.ReadOnlyWhenLowRisk()}, props{ReadOnlyWhenLowRisk: true}},
+		{"writes subject paths", []tool.Option{tool.WritesSubjectPaths()}, props{WritesSubjectPaths: true}},
+		{"in process", []tool.Option{tool.InProcess()}, props{InProcess: true}},
 	}
 	for _, c := range cases {
 		tt := tool.Func("t", "d", run, c.opts...)
-		if tt.ReadOnlyWhenLowRisk != c.readOnlyWhenLowRisk || tt.WritesSubjectPaths != c.writesSubjectPaths {
-			t.Errorf("%s: ReadOnlyWhenLowRisk = %v, WritesSubjectPaths = %v", c.name, tt.ReadOnlyWhenLowRisk, tt.WritesSubjectPaths)
+		got := props{tt.ReadOnlyWhenLowRisk, tt.WritesSubjectPaths, tt.InProcess}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", c.name, diff)
 		}
 	}
 }

@@ -34,6 +34,7 @@ func init() { register(newApplyPatch) }
 
 func newApplyPatch() *tool.Tool {
 	return tool.Func("apply_patch", applyPatchDescription, applyPatch,
+		tool.InProcess(),
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true}),
 		tool.WithSubjects(applyPatchSubjects),

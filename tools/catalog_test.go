@@ -2,6 +2,11 @@ package tools
 
 import (
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -80,4 +85,77 @@ func schemas(t *testing.T, tl *tool.Tool) (in, out *jsonschema.Schema) {
 		}
 	}()
 	return tl.Schemas()
+}
+
+// startsProcesses are the packages through which this code starts a process,
+// and startProcess the calls that do it without them. A tool that starts one
+// must not claim tool.InProcess: `quiver call` lets Ctrl-C kill a read-only
+// InProcess call outright, and a process it started would run on.
+var (
+	startsProcesses = map[string]bool{
+		"os/exec":                                        true,
+		"github.com/quiverkit/quiver/sandbox":            true,
+		"github.com/quiverkit/quiver/internal/shell":     true,
+		"github.com/quiverkit/quiver/internal/procgroup": true,
+	}
+	startProcess = map[string]bool{"os.StartProcess": true, "syscall.ForkExec": true, "syscall.StartProcess": true, "syscall.Exec": true}
+)
+
+// TestInProcessToolsStartNoProcess checks every file of this package that
+// declares a tool InProcess (one tool is one file here) for imports that
+// start processes.
+func TestInProcessToolsStartNoProcess(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := selectors(f)
+		if !calls["tool.InProcess"] {
+			continue
+		}
+		declared++
+		for _, imp := range f.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); startsProcesses[path] {
+				t.Errorf("%s declares a tool InProcess and imports %s", name, path)
+			}
+		}
+		for c := range calls {
+			if startProcess[c] {
+				t.Errorf("%s declares a tool InProcess and calls %s", name, c)
+			}
+		}
+	}
+	inCatalog := 0
+	for _, tl := range All() {
+		if tl.InProcess {
+			inCatalog++
+		}
+	}
+	if declared == 0 || declared != inCatalog {
+		t.Errorf("%d files declare a tool InProcess, %d tools of the catalogue are: want as many, and some", declared, inCatalog)
+	}
+}
+
+// selectors returns the package-qualified names f uses, such as tool.Func.
+func selectors(f *ast.File) map[string]bool {
+	names := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok {
+				names[x.Name+"."+sel.Sel.Name] = true
+			}
+		}
+		return true
+	})
+	return names
 }

@@ -49,6 +49,7 @@ func init() { register(newEdit) }
 
 func newEdit() *tool.Tool {
 	return tool.Func("edit", editDescription, editFile,
+		tool.InProcess(),
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true}),
 		tool.WithSubjects(func(in EditInput) []tool.Subject { return tool.PathSubject(in.Path) }),

@@ -61,6 +61,7 @@ func NewGlobSearch(backend GlobBackend) *tool.Tool {
 		return globSearch(ctx, tc, in, backend)
 	}
 	return tool.Func("glob_search", globSearchDescription, run,
+		tool.InProcess(),
 		tool.ReadOnly(),
 		tool.WithSubjects(func(in GlobSearchInput) []tool.Subject { return tool.PathSubject(orRoot(in.BaseDir)) }))
 }

@@ -90,6 +90,7 @@ func NewGrepSearch(backend GrepBackend) *tool.Tool {
 		return grepSearch(ctx, tc, in, backend)
 	}
 	return tool.Func("grep_search", grepSearchDescription, run,
+		tool.InProcess(),
 		tool.ReadOnly(),
 		tool.WithSubjects(func(in GrepSearchInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) }))
 }

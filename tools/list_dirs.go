@@ -39,6 +39,7 @@ func init() { register(newListDirs) }
 
 func newListDirs() *tool.Tool {
 	return tool.Func("list_dirs", listDirsDescription, listDirs,
+		tool.InProcess(),
 		tool.ReadOnly(),
 		tool.WithSubjects(func(in ListDirsInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) }))
 }

@@ -43,6 +43,7 @@ func init() { register(newListFiles) }
 
 func newListFiles() *tool.Tool {
 	return tool.Func("list_files", listFilesDescription, listFiles,
+		tool.InProcess(),
 		tool.ReadOnly(),
 		tool.WithSubjects(func(in ListFilesInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) }))
 }

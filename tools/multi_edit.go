@@ -45,6 +45,7 @@ func init() { register(newMultiEdit) }
 
 func newMultiEdit() *tool.Tool {
 	return tool.Func("multi_edit", multiEditDescription, multiEdit,
+		tool.InProcess(),
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true}),
 		tool.WithSubjects(func(in MultiEditInput) []tool.Subject { return tool.PathSubject(in.Path) }),

@@ -59,6 +59,7 @@ func init() { register(newReadFile) }
 
 func newReadFile() *tool.Tool {
 	return tool.Func("read_file", readFileDescription, readFile,
+		tool.InProcess(),
 		tool.ReadOnly(),
 		tool.WithSubjects(func(in ReadFileInput) []tool.Subject { return tool.PathSubject(in.Path) }))
 }

@@ -60,7 +60,7 @@ var ToolOutputCache = tool.RefTo[ToolOutputCacheInput, *ToolOutputCacheOutput](o
 func init() { register(newToolOutputCache) }
 
 func newToolOutputCache() *tool.Tool {
-	return tool.Func(outputcache.ReadTool, toolOutputCacheDescription, readCachedOutput, tool.ReadOnly())
+	return tool.Func(outputcache.ReadTool, toolOutputCacheDescription, readCachedOutput, tool.ReadOnly(), tool.InProcess())
 }
 
 func readCachedOutput(ctx context.Context, tc tool.Context, in ToolOutputCacheInput) (*ToolOutputCacheOutput, error) {

@@ -51,7 +51,7 @@ var ToolOutputCacheGrep = tool.RefTo[ToolOutputCacheGrepInput, *ToolOutputCacheG
 func init() { register(newToolOutputCacheGrep) }
 
 func newToolOutputCacheGrep() *tool.Tool {
-	return tool.Func(outputcache.GrepTool, toolOutputCacheGrepDescription, grepCachedOutput, tool.ReadOnly())
+	return tool.Func(outputcache.GrepTool, toolOutputCacheGrepDescription, grepCachedOutput, tool.ReadOnly(), tool.InProcess())
 }
 
 func grepCachedOutput(ctx context.Context, tc tool.Context, in ToolOutputCacheGrepInput) (*ToolOutputCacheGrepOutput, error) {

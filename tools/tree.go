@@ -41,6 +41,7 @@ func init() { register(newTree) }
 
 func newTree() *tool.Tool {
 	return tool.Func("tree", treeDescription, drawTree,
+		tool.InProcess(),
 		tool.ReadOnly(),
 		tool.WithSubjects(func(in TreeInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) }))
 }

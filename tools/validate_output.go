@@ -154,6 +154,7 @@ func init() { register(newValidateOutput) }
 
 func newValidateOutput() *tool.Tool {
 	return tool.Func("validate_output", validateOutputDescription, validateOutput,
+		tool.InProcess(),
 		tool.ReadOnly(),
 		tool.WithSchema(func(s *jsonschema.Schema) {
 			s.Properties["data"] = &jsonschema.Schema{Description: "the value to check: any JSON value " +

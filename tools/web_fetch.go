@@ -125,6 +125,7 @@ func init() { register(newWebFetch) }
 
 func newWebFetch() *tool.Tool {
 	return tool.Func("web_fetch", webFetchDescription, webFetch,
+		tool.InProcess(),
 		tool.WithRisk(tool.RiskLow),
 		tool.WithAnnotations(tool.Annotations{ReadOnly: true, OpenWorld: true}),
 		tool.WithSubjects(func(in WebFetchInput) []tool.Subject {

@@ -72,6 +72,7 @@ func init() { register(newWebSearch) }
 
 func newWebSearch() *tool.Tool {
 	return tool.Func("web_search", webSearchDescription, webSearch,
+		tool.InProcess(),
 		tool.WithRisk(tool.RiskLow),
 		tool.WithAnnotations(tool.Annotations{ReadOnly: true, OpenWorld: true}))
 }

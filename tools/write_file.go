@@ -34,6 +34,7 @@ func init() { register(newWriteFile) }
 
 func newWriteFile() *tool.Tool {
 	return tool.Func("write_file", writeFileDescription, writeFile,
+		tool.InProcess(),
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true, Idempotent: true}),
 		tool.WithSubjects(func(in WriteFileInput) []tool.Subject { return tool.PathSubject(in.Path) }),

@@ -140,6 +140,7 @@ func init() {
 
 func newWriteTodos() *tool.Tool {
 	return tool.Func("write_todos", writeTodosDescription, writeTodos,
+		tool.InProcess(),
 		tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,7 +21,9 @@ func (a *app) callCommand() *cobra.Command {
 		Use:   "call NAME [ARGS_JSON | -]",
 		Short: "Call one tool through the whole pipeline",
 		Long: "Call one tool with JSON arguments (an object; '-' reads them from standard input; none means {}).\n" +
-			"The policy, approval, validation, workspace and output cache apply exactly as for a model's call.",
+			"The policy, approval, validation, workspace and output cache apply exactly as for a model's call.\n" +
+			"Ctrl-C cancels the call, which then fails CANCELLED; a call to a read-only tool that starts no\n" +
+			"process has nothing to undo, and just ends.",
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			raw, err := callArguments(args, cmd.InOrStdin())
@@ -32,7 +35,7 @@ func (a *app) callCommand() *cobra.Command {
 				return err
 			}
 			defer a.close()
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptible(cmd.Context(), tk, args[0])
 			defer stop()
 			out, _ := tk.InvokeCall(ctx, driver.ToolCall{Name: args[0], Arguments: raw})
 			return a.printCall(cmd, out)
@@ -40,6 +43,22 @@ func (a *app) callCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&providerID, "provider", "", "serve the call from this provider only (builtin, cli, ...)")
 	return cmd
+}
+
+// interruptible returns ctx cancelled at Ctrl-C (SIGINT) or SIGTERM, so that
+// the pipeline stops the call, kills what it started, writes its audit line
+// and reports it CANCELLED. A call to a tool that is annotated read-only and
+// starts no process ([tool.Tool.InProcess]) leaves nothing behind when it is
+// killed, so for it the signals keep their default action, which ends the
+// process at once: listening is not free, as os/signal starts two threads
+// and the context a goroutine, which cost a third of a Go hello-world's start
+// (scripts/bench-startup), more than reading a small file does. In doubt, a
+// name that does not resolve, it listens.
+func interruptible(ctx context.Context, tk *quiver.Toolkit, name string) (context.Context, context.CancelFunc) {
+	if t, err := tk.Lookup(ctx, name); err == nil && t.Annotations.ReadOnly && t.InProcess {
+		return ctx, func() {}
+	}
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
 func callArguments(args []string, stdin io.Reader) (json.RawMessage, error) {

@@ -1,0 +1,149 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/tool"
+)
+
+// startCLI starts quiver in dir as runCLI runs it. The channel gets its
+// Wait error; stdout and stderr may be read once that has come.
+func startCLI(t *testing.T, dir string, args ...string) (cmd *exec.Cmd, stdout, stderr *bytes.Buffer, done <-chan error) {
+	t.Helper()
+	cmd = exec.Command(quiverBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".no-config"), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited, exited := make(chan error, 1), make(chan struct{})
+	go func() {
+		waited <- cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	return cmd, stdout, stderr, waited
+}
+
+// awaitExit waits for a signalled quiver to end, for 30 s at most.
+func awaitExit(t *testing.T, done <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatal("quiver call did not end within 30 s of the signal")
+		return nil
+	}
+}
+
+// A call that can leave something behind (here, a process of its own) is
+// cancelled at the signal: its process is killed, and it fails CANCELLED.
+func TestCallSignalCancelsACallThatStartsAProcess(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			dir := workdir(t, nil)
+			cmd, _, stderr, done := startCLI(t, dir, "--yes", "call", "exec_command",
+				`{"argv":["sh","-c","echo $$ > sleep.pid; exec sleep 60"]}`)
+			pid := awaitPid(t, filepath.Join(dir, "sleep.pid"), done)
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err := awaitExit(t, done)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitTool {
+				t.Fatalf("quiver call after %v: %v, want exit status %d\nstderr: %s", sig, err, exitTool, stderr)
+			}
+			if !strings.Contains(stderr.String(), string(tool.CodeCancelled)) {
+				t.Errorf("stderr %q does not report %s", stderr, tool.CodeCancelled)
+			}
+			if alive(pid) {
+				t.Errorf("sleep (pid %d) outlived the cancelled call", pid)
+			}
+		})
+	}
+}
+
+// A call to a read-only tool that starts no process has nothing to undo:
+// the signal ends quiver by its default action, and nothing is printed.
+func TestCallSignalEndsAReadOnlyInProcessCall(t *testing.T) {
+	arrived, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(arrived) })
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release)
+	dir := workdir(t, map[string]string{"quiver.toml": "[web]\nallow_private = true\n"})
+	cmd, stdout, stderr, done := startCLI(t, dir, "call", "web_fetch", `{"url":"`+srv.URL+`/page"}`)
+	select {
+	case <-arrived:
+	case err := <-done:
+		t.Fatalf("quiver call ended before its request arrived: %v\nstderr: %s", err, stderr)
+	case <-time.After(30 * time.Second):
+		t.Fatal("web_fetch's request did not arrive within 30 s")
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := awaitExit(t, done)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("quiver call after SIGINT: %v, want it ended by the signal", err)
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Errorf("quiver call ended %v, want ended by SIGINT\nstderr: %s", ee, stderr)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("an interrupted call printed %q", stdout)
+	}
+}
+
+// interruptible listens unless the call is to a read-only tool that starts
+// no process; in doubt it listens.
+func TestInterruptibleListensUnlessNothingCanBeLeftBehind(t *testing.T) {
+	noop := func(context.Context, tool.Context, struct{}) (string, error) { return "", nil }
+	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), quiver.WithTools(
+		tool.Func("reads_in_process", "d", noop, tool.ReadOnly(), tool.InProcess()),
+		tool.Func("reads_with_a_process", "d", noop, tool.ReadOnly()),
+		tool.Func("writes_in_process", "d", noop, tool.InProcess()),
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tk.Close()
+	for name, want := range map[string]bool{
+		"reads_in_process":     false,
+		"reads_with_a_process": true,
+		"writes_in_process":    true,
+		"no_such_tool":         true,
+	} {
+		ctx, stop := interruptible(t.Context(), tk, name)
+		if got := ctx != t.Context(); got != want {
+			t.Errorf("interruptible(%s) listens: %v, want %v", name, got, want)
+		}
+		stop()
+	}
+}
