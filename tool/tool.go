@@ -94,9 +94,10 @@ type Tool struct {
 
 	// InProcess says that the tool's calls run inside the host's process and
 	// start no other: ending the process ends the call, and nothing of it
-	// runs on. A tool that is also annotated ReadOnly leaves nothing behind
-	// when its process is killed mid-call, which is what lets `quiver call`
-	// leave Ctrl-C its default action for such a call (see cmd/quiver).
+	// runs on. A tool that is also annotated ReadOnly, and not OpenWorld,
+	// leaves nothing behind when its process is killed mid-call, which is
+	// what lets `quiver call` leave Ctrl-C its default action for such a call
+	// (see cmd/quiver).
 	// False, the default, is the safe answer for any tool.
 	InProcess bool
 

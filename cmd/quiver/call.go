@@ -22,8 +22,8 @@ func (a *app) callCommand() *cobra.Command {
 		Short: "Call one tool through the whole pipeline",
 		Long: "Call one tool with JSON arguments (an object; '-' reads them from standard input; none means {}).\n" +
 			"The policy, approval, validation, workspace and output cache apply exactly as for a model's call.\n" +
-			"Ctrl-C cancels the call, which then fails CANCELLED; a call to a read-only tool that starts no\n" +
-			"process has nothing to undo, and just ends.",
+			"Ctrl-C cancels the call, which then fails CANCELLED; a call to a read-only tool that reaches no\n" +
+			"network and starts no process has nothing to undo, and just ends.",
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			raw, err := callArguments(args, cmd.InOrStdin())
@@ -48,14 +48,18 @@ func (a *app) callCommand() *cobra.Command {
 // interruptible returns ctx cancelled at Ctrl-C (SIGINT) or SIGTERM, so that
 // the pipeline stops the call, kills what it started, writes its audit line
 // and reports it CANCELLED. A call to a tool that is annotated read-only and
-// starts no process ([tool.Tool.InProcess]) leaves nothing behind when it is
-// killed, so for it the signals keep their default action, which ends the
-// process at once: listening is not free, as os/signal starts two threads
-// and the context a goroutine, which cost a third of a Go hello-world's start
-// (scripts/bench-startup), more than reading a small file does. In doubt, a
-// name that does not resolve, it listens.
+// not open-world, and starts no process ([tool.Tool.InProcess]), leaves
+// nothing behind when it is killed, and nothing for the audit to record, so
+// for it the signals keep their default action, which ends the process at
+// once: listening is not free, as os/signal starts two threads and the
+// context a goroutine, which cost a third of a Go hello-world's start
+// (scripts/bench-startup), more than reading a small file does. An
+// open-world call (web_fetch) is listened for: its request may be out, and
+// the audit line is its record. In doubt, a name that does not resolve, it
+// listens.
 func interruptible(ctx context.Context, tk *quiver.Toolkit, name string) (context.Context, context.CancelFunc) {
-	if t, err := tk.Lookup(ctx, name); err == nil && t.Annotations.ReadOnly && t.InProcess {
+	t, err := tk.Lookup(ctx, name)
+	if err == nil && t.Annotations.ReadOnly && !t.Annotations.OpenWorld && t.InProcess {
 		return ctx, func() {}
 	}
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

@@ -3,21 +3,22 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -85,40 +86,68 @@ func TestCallSignalCancelsACallThatStartsAProcess(t *testing.T) {
 	}
 }
 
+// blockedCallEnv makes the test binary, run again, the process of
+// TestCallSignalEndsAReadOnlyInProcessCall: it calls a read-only in-process
+// tool that says "started" and waits for its context.
+const blockedCallEnv = "QUIVER_TEST_BLOCKED_CALL"
+
 // A call to a read-only tool that starts no process has nothing to undo:
-// the signal ends quiver by its default action, and nothing is printed.
+// the signal ends the process by its default action. Were the signal
+// listened for, the tool would see its context end and the process exit 0.
 func TestCallSignalEndsAReadOnlyInProcessCall(t *testing.T) {
-	arrived, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		once.Do(func() { close(arrived) })
-		<-release
-	}))
-	defer srv.Close()
-	defer close(release)
-	dir := workdir(t, map[string]string{"quiver.toml": "[web]\nallow_private = true\n"})
-	cmd, stdout, stderr, done := startCLI(t, dir, "call", "web_fetch", `{"url":"`+srv.URL+`/page"}`)
-	select {
-	case <-arrived:
-	case err := <-done:
-		t.Fatalf("quiver call ended before its request arrived: %v\nstderr: %s", err, stderr)
-	case <-time.After(30 * time.Second):
-		t.Fatal("web_fetch's request did not arrive within 30 s")
+	if os.Getenv(blockedCallEnv) == "1" {
+		blockedCall()
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCallSignalEndsAReadOnlyInProcessCall$")
+	cmd.Env = append(os.Environ(), blockedCallEnv+"=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if line != "started\n" {
+		cmd.Wait()
+		t.Fatalf("the call did not start: %q, %v\nstderr: %s", line, err, &stderr)
 	}
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	err := awaitExit(t, done)
+	err = cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) {
-		t.Fatalf("quiver call after SIGINT: %v, want it ended by the signal", err)
+		t.Fatalf("after SIGINT: %v, want the process ended by the signal\nstderr: %s", err, &stderr)
 	}
 	if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
-		t.Errorf("quiver call ended %v, want ended by SIGINT\nstderr: %s", ee, stderr)
+		t.Errorf("after SIGINT: %v, want the process ended by SIGINT\nstderr: %s", ee, &stderr)
 	}
-	if stdout.Len() != 0 {
-		t.Errorf("an interrupted call printed %q", stdout)
+}
+
+func blockedCall() {
+	wait := tool.Func("wait", "Waits for its context.", func(ctx context.Context, _ tool.Context, _ struct{}) (string, error) {
+		fmt.Println("started")
+		<-ctx.Done()
+		return "", ctx.Err()
+	}, tool.ReadOnly(), tool.InProcess())
+	dir, err := os.MkdirTemp("", "quiver-blocked-call")
+	if err != nil {
+		panic(err)
 	}
+	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithTools(wait))
+	if err != nil {
+		panic(err)
+	}
+	ctx, stop := interruptible(context.Background(), tk, "wait")
+	defer stop()
+	tk.InvokeCall(ctx, driver.ToolCall{Name: "wait", Arguments: json.RawMessage("{}")})
+	os.RemoveAll(dir)
+	os.Exit(0) // only if the call ended: something listened for the signal
 }
 
 // interruptible listens unless the call is to a read-only tool that starts
@@ -129,6 +158,8 @@ func TestInterruptibleListensUnlessNothingCanBeLeftBehind(t *testing.T) {
 		tool.Func("reads_in_process", "d", noop, tool.ReadOnly(), tool.InProcess()),
 		tool.Func("reads_with_a_process", "d", noop, tool.ReadOnly()),
 		tool.Func("writes_in_process", "d", noop, tool.InProcess()),
+		tool.Func("reaches_the_network", "d", noop, tool.InProcess(),
+			tool.WithAnnotations(tool.Annotations{ReadOnly: true, OpenWorld: true})),
 	))
 	if err != nil {
 		t.Fatal(err)
@@ -138,6 +169,7 @@ func TestInterruptibleListensUnlessNothingCanBeLeftBehind(t *testing.T) {
 		"reads_in_process":     false,
 		"reads_with_a_process": true,
 		"writes_in_process":    true,
+		"reaches_the_network":  true,
 		"no_such_tool":         true,
 	} {
 		ctx, stop := interruptible(t.Context(), tk, name)
