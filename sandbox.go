@@ -30,16 +30,21 @@ func (tk *Toolkit) newSandbox() error {
 	if err != nil {
 		return fmt.Errorf("quiver: %w", err)
 	}
-	tk.box = box
+	tk.box, tk.inProcessBox = box, box.NoProcess()
 	return nil
 }
 
 // sandboxFor returns the profile for one call's processes: the scope's,
 // except that a call the tool itself rated low-risk (the read-only guess of
 // exec_command's classifier) runs read-only whatever the scope, so that a
-// wrong guess still cannot write.
+// wrong guess still cannot write, and that a tool that declared it starts no
+// process ([tool.Tool.InProcess]) gets a profile that refuses any, so that a
+// wrong declaration fails its call instead of leaving a process behind.
 func (tk *Toolkit) sandboxFor(c *call) *sandbox.Profile {
-	if c.tool.CallRisk != nil && c.risk == tool.RiskLow {
+	switch {
+	case c.tool.InProcess:
+		return tk.inProcessBox
+	case c.tool.CallRisk != nil && c.risk == tool.RiskLow:
 		return tk.box.With(sandbox.ReadOnly)
 	}
 	return tk.box

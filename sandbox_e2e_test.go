@@ -2,6 +2,7 @@ package quiver_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -281,5 +282,52 @@ func TestSandboxSpecFromTheCallIsIgnored(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "a.txt")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSandboxInProcessToolStartsNothing: a tool that declares it starts no
+// process (tool.InProcess), and then tries, through the profile the pipeline
+// gives it or one it derives from that, fails its call with nothing started;
+// the same tool without the declaration runs its process.
+func TestSandboxInProcessToolStartsNothing(t *testing.T) {
+	ws := t.TempDir()
+	starter := func(derive func(*sandbox.Profile) *sandbox.Profile) func(context.Context, tool.Context, struct{ File string }) (string, error) {
+		return func(ctx context.Context, tc tool.Context, in struct{ File string }) (string, error) {
+			box, err := sandbox.For(ctx, tc, ws)
+			if err != nil {
+				return "", err
+			}
+			cmd := exec.Command("sh", "-c", "echo > "+in.File)
+			cmd.Dir = ws
+			if err := derive(box).Wrap(cmd); err != nil {
+				return "", sandbox.ToolError(err)
+			}
+			return "", cmd.Run()
+		}
+	}
+	given := func(p *sandbox.Profile) *sandbox.Profile { return p }
+	unconfined := func(p *sandbox.Profile) *sandbox.Profile { return p.With(sandbox.Unconfined).WithNetwork() }
+	pol, err := policy.New(policy.Config{Default: policy.Allow}, policy.WorkspaceWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := quiver.New(quiver.WithRoot(ws), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto), quiver.WithTools(
+		tool.Func("claims_none", "d", starter(given), tool.InProcess()),
+		tool.Func("claims_none_derives", "d", starter(unconfined), tool.InProcess()),
+		tool.Func("honest", "d", starter(given)),
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tk.Close()
+	for name, wantStarted := range map[string]bool{"claims_none": false, "claims_none_derives": false, "honest": true} {
+		_, err := tk.Invoke(context.Background(), name, map[string]any{"File": name})
+		_, statErr := os.Stat(filepath.Join(ws, name))
+		if started := statErr == nil; started != wantStarted {
+			t.Errorf("%s: started a process: %v, want %v (call error %v)", name, started, wantStarted, err)
+		}
+		if wantStarted != (err == nil) || !wantStarted && !errors.Is(err, sandbox.ErrNoProcess) {
+			t.Errorf("%s: call error %v, want ErrNoProcess: %v", name, err, !wantStarted)
+		}
 	}
 }

@@ -23,20 +23,21 @@ import (
 // safe for concurrent use. Close it when done: it owns the workspace it
 // opened and whatever its tools started (background jobs).
 type Toolkit struct {
-	registry  *provider.Registry
-	policy    *policy.Policy
-	approver  policy.Approver
-	ws        *workspace.Workspace
-	ownsWS    bool
-	audit     audit.Sink
-	logger    *slog.Logger
-	timeout   time.Duration
-	overrides map[string]tool.Factory
-	shared    *tool.Scope
-	classify  func(argv []string) bool
-	closers   []io.Closer
-	boxConfig sandbox.Config   // the operator's [sandbox] settings
-	box       *sandbox.Profile // the write scope's profile (sandbox.go)
+	registry     *provider.Registry
+	policy       *policy.Policy
+	approver     policy.Approver
+	ws           *workspace.Workspace
+	ownsWS       bool
+	audit        audit.Sink
+	logger       *slog.Logger
+	timeout      time.Duration
+	overrides    map[string]tool.Factory
+	shared       *tool.Scope
+	classify     func(argv []string) bool
+	closers      []io.Closer
+	boxConfig    sandbox.Config   // the operator's [sandbox] settings
+	box          *sandbox.Profile // the write scope's profile (sandbox.go)
+	inProcessBox *sandbox.Profile // box, refusing every process: for InProcess tools
 
 	cacheConfig // the output cache step's settings (cache.go)
 	auditConfig // the audit step's settings (auditrecord.go)

@@ -69,6 +69,24 @@ type Profile struct {
 	// Readable, when not nil, limits reads to these trees plus the system's
 	// program directories (see systemReadable). nil leaves reads open.
 	Readable []string
+
+	noProcess bool // see NoProcess
+}
+
+// ErrNoProcess is the refusal to start a process under a [Profile.NoProcess]
+// profile.
+var ErrNoProcess = errors.New("sandbox: the tool declares that it starts no process (tool.InProcess), and started one")
+
+// NoProcess returns a copy of p under which every process is refused with
+// ErrNoProcess, whatever p's mode, an unconfined one included. It is the
+// profile of a call whose tool declared that it starts none
+// ([tool.Tool.InProcess]): `quiver call` leaves Ctrl-C to kill such a call
+// outright, and a process it started would run on, so a wrong declaration
+// fails the call rather than leaving one behind.
+func (p *Profile) NoProcess() *Profile {
+	q := *p
+	q.noProcess = true
+	return &q
 }
 
 // New returns the profile of mode for a workspace: cfg's network and extra
@@ -217,6 +235,9 @@ func ToolError(err error) error {
 // unconfined ones and nil included, cmd's environment gets [Profile.Env]. Where the kernel cannot
 // enforce p, Wrap returns an [*UnavailableError] and cmd must not be run.
 func (p *Profile) Wrap(cmd *exec.Cmd) error {
+	if p.noProcess {
+		return ErrNoProcess
+	}
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
