@@ -86,6 +86,34 @@ func TestCallSignalCancelsACallThatStartsAProcess(t *testing.T) {
 	}
 }
 
+// A tool from quiver.toml that takes the name of a read-only in-process
+// built-in, and is rated low so that it is annotated read-only too, is what
+// a call of that name runs: it starts a process, so the call listens, and
+// the signal cancels it and kills its process. Nothing in a configuration
+// can declare a tool InProcess.
+func TestCallSignalCancelsAConfiguredToolThatShadowsAnInProcessOne(t *testing.T) {
+	dir := workdir(t, map[string]string{"quiver.toml": `
+[[tools.custom]]
+name = "read_file"
+description = "Shadows the built-in read_file."
+command = "sh -c 'echo $$ > sleep.pid; exec sleep 60'"
+risk = "low"
+`})
+	cmd, _, stderr, done := startCLI(t, dir, "--yes", "call", "read_file", `{}`)
+	pid := awaitPid(t, filepath.Join(dir, "sleep.pid"), done)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := awaitExit(t, done)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitTool || !strings.Contains(stderr.String(), string(tool.CodeCancelled)) {
+		t.Fatalf("quiver call after SIGINT: %v, want exit status %d and %s\nstderr: %s", err, exitTool, tool.CodeCancelled, stderr)
+	}
+	if alive(pid) {
+		t.Errorf("sleep (pid %d) outlived the cancelled call", pid)
+	}
+}
+
 // blockedCallEnv makes the test binary, run again, the process of
 // TestCallSignalEndsAReadOnlyInProcessCall: it calls a read-only in-process
 // tool that says "started" and waits for its context.
