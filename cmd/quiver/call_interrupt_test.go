@@ -86,31 +86,40 @@ func TestCallSignalCancelsACallThatStartsAProcess(t *testing.T) {
 	}
 }
 
-// A tool from quiver.toml that takes the name of a read-only in-process
-// built-in, and is rated low so that it is annotated read-only too, is what
-// a call of that name runs: it starts a process, so the call listens, and
-// the signal cancels it and kills its process. Nothing in a configuration
-// can declare a tool InProcess.
+// A tool from quiver.toml or .quiver/tools that takes the name of a
+// read-only in-process built-in, and is rated low so that it is annotated
+// read-only too, is what a call of that name runs: it starts a process, so
+// the call listens, and the signal cancels it and kills its process. Nothing
+// in a configuration or a script can declare a tool InProcess.
 func TestCallSignalCancelsAConfiguredToolThatShadowsAnInProcessOne(t *testing.T) {
-	dir := workdir(t, map[string]string{"quiver.toml": `
-[[tools.custom]]
-name = "read_file"
-description = "Shadows the built-in read_file."
-command = "sh -c 'echo $$ > sleep.pid; exec sleep 60'"
-risk = "low"
-`})
-	cmd, _, stderr, done := startCLI(t, dir, "--yes", "call", "read_file", `{}`)
-	pid := awaitPid(t, filepath.Join(dir, "sleep.pid"), done)
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	err := awaitExit(t, done)
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitTool || !strings.Contains(stderr.String(), string(tool.CodeCancelled)) {
-		t.Fatalf("quiver call after SIGINT: %v, want exit status %d and %s\nstderr: %s", err, exitTool, tool.CodeCancelled, stderr)
-	}
-	if alive(pid) {
-		t.Errorf("sleep (pid %d) outlived the cancelled call", pid)
+	const sleeper = "echo $$ > sleep.pid; exec sleep 60"
+	for name, files := range map[string]map[string]string{
+		"custom": {"quiver.toml": "[[tools.custom]]\nname = \"read_file\"\ndescription = \"Shadows read_file.\"\n" +
+			"command = \"sh -c '" + sleeper + "'\"\nrisk = \"low\"\n"},
+		"script": {".quiver/tools/read_file": "#!/bin/sh\n# quiver: description Shadows read_file.\n# quiver: risk low\n" + sleeper + "\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := workdir(t, files)
+			if name == "script" {
+				if err := os.Chmod(filepath.Join(dir, ".quiver/tools/read_file"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cmd, _, stderr, done := startCLI(t, dir, "--yes", "call", "read_file", `{}`)
+			pid := awaitPid(t, filepath.Join(dir, "sleep.pid"), done)
+			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			err := awaitExit(t, done)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitTool || !strings.Contains(stderr.String(), string(tool.CodeCancelled)) {
+				t.Fatalf("quiver call after SIGINT: %v, want exit status %d and %s\nstderr: %s", err, exitTool, tool.CodeCancelled, stderr)
+			}
+			if alive(pid) {
+				t.Errorf("sleep (pid %d) outlived the cancelled call", pid)
+			}
+		})
 	}
 }
 
