@@ -58,63 +58,50 @@ func awaitExit(t *testing.T, done <-chan error) error {
 	}
 }
 
+// sleepsAMinute writes its pid to sleep.pid and sleeps a minute.
+const sleepsAMinute = "echo $$ > sleep.pid; exec sleep 60"
+
 // A call that can leave something behind (here, a process of its own) is
 // cancelled at the signal: its process is killed, and it fails CANCELLED.
+// Among them, a tool from quiver.toml or .quiver/tools that takes the name
+// of a read-only in-process built-in, rated low so that it is annotated
+// read-only too: it is what a call of that name runs, and it starts a
+// process. Nothing in a configuration or a script can declare a tool
+// InProcess.
 func TestCallSignalCancelsACallThatStartsAProcess(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
-			t.Parallel()
-			dir := workdir(t, nil)
-			cmd, _, stderr, done := startCLI(t, dir, "--yes", "call", "exec_command",
-				`{"argv":["sh","-c","echo $$ > sleep.pid; exec sleep 60"]}`)
-			pid := awaitPid(t, filepath.Join(dir, "sleep.pid"), done)
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			err := awaitExit(t, done)
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != exitTool {
-				t.Fatalf("quiver call after %v: %v, want exit status %d\nstderr: %s", sig, err, exitTool, stderr)
-			}
-			if !strings.Contains(stderr.String(), string(tool.CodeCancelled)) {
-				t.Errorf("stderr %q does not report %s", stderr, tool.CodeCancelled)
-			}
-			if alive(pid) {
-				t.Errorf("sleep (pid %d) outlived the cancelled call", pid)
-			}
-		})
+	execCommand := []string{"call", "exec_command", `{"argv":["sh","-c","` + sleepsAMinute + `"]}`}
+	shadow := []string{"call", "read_file", "{}"}
+	tests := []struct {
+		name  string
+		files map[string]string
+		call  []string
+		sig   syscall.Signal
+	}{
+		{"exec_command, SIGINT", nil, execCommand, syscall.SIGINT},
+		{"exec_command, SIGTERM", nil, execCommand, syscall.SIGTERM},
+		{"a custom tool named read_file", map[string]string{"quiver.toml": "[[tools.custom]]\nname = \"read_file\"\n" +
+			"description = \"Shadows read_file.\"\ncommand = \"sh -c '" + sleepsAMinute + "'\"\nrisk = \"low\"\n"}, shadow, syscall.SIGINT},
+		{"a script named read_file", map[string]string{".quiver/tools/read_file": "#!/bin/sh\n" +
+			"# quiver: description Shadows read_file.\n# quiver: risk low\n" + sleepsAMinute + "\n"}, shadow, syscall.SIGINT},
 	}
-}
-
-// A tool from quiver.toml or .quiver/tools that takes the name of a
-// read-only in-process built-in, and is rated low so that it is annotated
-// read-only too, is what a call of that name runs: it starts a process, so
-// the call listens, and the signal cancels it and kills its process. Nothing
-// in a configuration or a script can declare a tool InProcess.
-func TestCallSignalCancelsAConfiguredToolThatShadowsAnInProcessOne(t *testing.T) {
-	const sleeper = "echo $$ > sleep.pid; exec sleep 60"
-	for name, files := range map[string]map[string]string{
-		"custom": {"quiver.toml": "[[tools.custom]]\nname = \"read_file\"\ndescription = \"Shadows read_file.\"\n" +
-			"command = \"sh -c '" + sleeper + "'\"\nrisk = \"low\"\n"},
-		"script": {".quiver/tools/read_file": "#!/bin/sh\n# quiver: description Shadows read_file.\n# quiver: risk low\n" + sleeper + "\n"},
-	} {
-		t.Run(name, func(t *testing.T) {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			dir := workdir(t, files)
-			if name == "script" {
+			dir := workdir(t, tt.files)
+			if _, ok := tt.files[".quiver/tools/read_file"]; ok {
 				if err := os.Chmod(filepath.Join(dir, ".quiver/tools/read_file"), 0o755); err != nil {
 					t.Fatal(err)
 				}
 			}
-			cmd, _, stderr, done := startCLI(t, dir, "--yes", "call", "read_file", `{}`)
+			cmd, _, stderr, done := startCLI(t, dir, append([]string{"--yes"}, tt.call...)...)
 			pid := awaitPid(t, filepath.Join(dir, "sleep.pid"), done)
-			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			if err := cmd.Process.Signal(tt.sig); err != nil {
 				t.Fatal(err)
 			}
 			err := awaitExit(t, done)
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != exitTool || !strings.Contains(stderr.String(), string(tool.CodeCancelled)) {
-				t.Fatalf("quiver call after SIGINT: %v, want exit status %d and %s\nstderr: %s", err, exitTool, tool.CodeCancelled, stderr)
+				t.Fatalf("quiver call after %v: %v, want exit status %d and %s\nstderr: %s", tt.sig, err, exitTool, tool.CodeCancelled, stderr)
 			}
 			if alive(pid) {
 				t.Errorf("sleep (pid %d) outlived the cancelled call", pid)
