@@ -97,8 +97,9 @@ type Tool struct {
 	// runs on. A tool that is also annotated ReadOnly, and not OpenWorld,
 	// leaves nothing behind when its process is killed mid-call, which is
 	// what lets `quiver call` leave Ctrl-C its default action for such a call
-	// (see cmd/quiver).
-	// False, the default, is the safe answer for any tool.
+	// (see cmd/quiver). The pipeline holds a tool to it: the sandbox profile
+	// its calls get refuses every process (sandbox.ErrNoProcess). False, the
+	// default, is the safe answer for any tool.
 	InProcess bool
 
 	// Execute runs the tool. A returned error that is not a *Error becomes

@@ -7,9 +7,9 @@
 // the command line or the configuration is wrong. Ctrl-C or SIGTERM during
 // `quiver call` cancels the call (status 1, CANCELLED), except a call to a
 // read-only tool that reaches no network and starts no process: nothing of
-// it can be left behind,
-// so the signal ends the process as it ends any program that does not
-// handle it, without the cost of listening for it (call.go, interruptible).
+// it can be left behind, so the signal ends the process as it ends any
+// program that does not handle it, without the cost of listening for it
+// (call.go, interruptible).
 package main
 
 import (
