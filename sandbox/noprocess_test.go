@@ -10,9 +10,13 @@ import (
 
 // TestNoProcessRefusesEveryStart: a NoProcess profile refuses to start
 // anything, whatever its mode (confinement turned off included), and so does
-// every profile a tool can derive from it; the profile it came from is
-// untouched.
+// every profile a tool can derive from it; the profile it came from, and the
+// nil profile, are untouched.
 func TestNoProcessRefusesEveryStart(t *testing.T) {
+	var unconfined *sandbox.Profile
+	if err := unconfined.Wrap(exec.Command("true")); err != nil {
+		t.Errorf("the nil profile: Wrap = %v", err)
+	}
 	dir := t.TempDir()
 	for _, tt := range []struct {
 		name string

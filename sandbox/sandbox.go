@@ -235,7 +235,7 @@ func ToolError(err error) error {
 // unconfined ones and nil included, cmd's environment gets [Profile.Env]. Where the kernel cannot
 // enforce p, Wrap returns an [*UnavailableError] and cmd must not be run.
 func (p *Profile) Wrap(cmd *exec.Cmd) error {
-	if p.noProcess {
+	if p != nil && p.noProcess { // nil is a valid, unconfined profile
 		return ErrNoProcess
 	}
 	if cmd.Env == nil {
