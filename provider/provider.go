@@ -7,6 +7,10 @@
 // with the highest priority that offers it; [Alias]es map other names (and
 // argument names) onto a canonical tool.
 //
+// A provider that knows which names it could offer says so ([Scoped]), and
+// the registry then lists it only when one of them is asked for: resolving
+// one name costs only the providers that might serve it.
+//
 // A Provider has one job, its catalogue: execution goes through each
 // [tool.Tool]'s own Execute, so that every provider's tools run through the
 // same pipeline. That is why this interface has no Execute method, unlike the
@@ -38,6 +42,22 @@ type Provider interface {
 	// unavailable now (a program missing, a server that did not start); the
 	// registry reports it and asks again on the next refresh.
 	Tools(ctx context.Context) ([]*Tool, error)
+}
+
+// Scoped is implemented by providers that know, without listing their tools,
+// which names they could ever offer: every tool of an MCP server begins with
+// the server's name, and the CLI provider serves only the names it is
+// configured for. [Registry.Resolve] lists only the providers that may offer
+// the name asked for, so that a call of read_file neither starts every MCP
+// server nor looks for rg; listing the whole catalogue ([Registry.Entries],
+// [Registry.Status]) still asks every provider.
+//
+// MayOffer may answer true for a name the provider turns out not to offer,
+// but a false answer must be certain: a provider that denied a name it
+// offers would let a lower-priority provider's tool of that name run in
+// its place. A provider that does not implement Scoped is always listed.
+type Scoped interface {
+	MayOffer(name string) bool
 }
 
 // Invalidator is implemented by providers whose catalogue changes at run time

@@ -38,23 +38,36 @@ type Status struct {
 	Err      error // why the provider is unavailable, if it is
 }
 
-// Registry routes tool names to providers. It lists providers lazily and
-// caches the catalogue until [Registry.Invalidate]. It is safe for concurrent
-// use.
+// Registry routes tool names to providers. It lists providers lazily, only
+// those that may offer the name asked for ([Scoped]), and keeps each
+// provider's list, and each name's answer, until [Registry.Invalidate]. It
+// is safe for concurrent use.
 type Registry struct {
 	mu        sync.RWMutex
-	providers []Provider
+	providers []Provider // highest priority first; equal priorities in the order added
 	aliases   map[string]Alias
-	catalog   map[string]*Entry
-	byProv    map[string]map[string]*tool.Tool
-	status    []Status
-	dirty     bool
-	gen       uint64 // bumped by every invalidation
+	listed    map[string]*listing    // by provider ID
+	resolved  map[string]*resolution // by name asked for, at generation gen
+	gen       uint64                 // bumped by every invalidation
+}
+
+// listing is one provider's answer to Tools.
+type listing struct {
+	gen    uint64 // the registry's generation when the listing began
+	tools  map[string]*tool.Tool
+	status Status
+}
+
+// resolution is Resolve's answer for one name: the entry (nil when no
+// provider offers the name) and the alias that led to it, if one did.
+type resolution struct {
+	entry *Entry
+	alias *Alias
 }
 
 // NewRegistry returns a registry over the given providers.
 func NewRegistry(providers ...Provider) *Registry {
-	r := &Registry{aliases: map[string]Alias{}, dirty: true}
+	r := &Registry{aliases: map[string]Alias{}, listed: map[string]*listing{}, resolved: map[string]*resolution{}}
 	for _, p := range providers {
 		r.Add(p)
 	}
@@ -71,11 +84,11 @@ func (r *Registry) Add(p Provider) {
 		}
 	}
 	r.providers = append(r.providers, p)
+	sort.SliceStable(r.providers, func(i, j int) bool { return r.providers[i].Priority() > r.providers[j].Priority() })
 	if inv, ok := p.(Invalidator); ok {
 		inv.SetInvalidate(r.Invalidate)
 	}
-	r.dirty = true
-	r.gen++
+	r.invalidateLocked()
 }
 
 // AddAlias registers an alias. An alias never hides a real tool of the same
@@ -84,52 +97,96 @@ func (r *Registry) AddAlias(a Alias) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.aliases[a.Name] = a
+	r.invalidateLocked()
 }
 
-// Invalidate makes the next lookup list every provider again.
+// Invalidate makes the next lookup list the providers again.
 func (r *Registry) Invalidate() {
 	r.mu.Lock()
-	r.dirty = true
-	r.gen++
+	r.invalidateLocked()
 	r.mu.Unlock()
+}
+
+func (r *Registry) invalidateLocked() {
+	r.gen++
+	r.resolved = map[string]*resolution{}
 }
 
 // Resolve returns the entry serving name, following an alias (and rewriting
 // args for it). The returned args are the ones to run the tool with.
 func (r *Registry) Resolve(ctx context.Context, name string, args json.RawMessage) (*Entry, json.RawMessage, error) {
-	if err := r.refresh(ctx); err != nil {
-		return nil, nil, err
-	}
 	r.mu.RLock()
-	e, ok := r.catalog[name]
-	a, aliased := r.aliases[name]
+	res, ok := r.resolved[name]
 	r.mu.RUnlock()
-	if ok {
-		return e, args, nil
+	if !ok {
+		res = r.resolve(ctx, name)
 	}
-	if aliased {
-		r.mu.RLock()
-		e, ok = r.catalog[a.Target]
-		r.mu.RUnlock()
-		if ok {
-			return e, renameArgs(args, a.Renames), nil
+	switch {
+	case res.entry == nil:
+		return nil, nil, tool.Errorf(tool.CodeToolNotFound, "no tool named %q", name)
+	case res.alias != nil:
+		return res.entry, renameArgs(args, res.alias.Renames), nil
+	}
+	return res.entry, args, nil
+}
+
+// resolve finds name's entry by listing the providers that may offer it or
+// its alias's target, and keeps the answer unless the registry was
+// invalidated meanwhile.
+func (r *Registry) resolve(ctx context.Context, name string) *resolution {
+	r.mu.RLock()
+	a, aliased := r.aliases[name]
+	gen := r.gen
+	r.mu.RUnlock()
+	ls := r.list(ctx, func(p Provider) bool { return mayOffer(p, name) || aliased && mayOffer(p, a.Target) })
+	res := &resolution{entry: entryOf(ls, name)}
+	if res.entry == nil && aliased {
+		res.entry, res.alias = entryOf(ls, a.Target), &a
+	}
+	r.mu.Lock()
+	if r.gen == gen {
+		r.resolved[name] = res
+	}
+	r.mu.Unlock()
+	return res
+}
+
+// mayOffer reports whether p could offer name, as far as it can tell
+// without being listed.
+func mayOffer(p Provider, name string) bool {
+	s, ok := p.(Scoped)
+	return !ok || s.MayOffer(name)
+}
+
+// entryOf is name's entry among ls, which are in priority order: the first
+// that offers it serves it, the others are shadowed. It is nil when none
+// offers it.
+func entryOf(ls []*listing, name string) *Entry {
+	var e *Entry
+	for _, l := range ls {
+		t, ok := l.tools[name]
+		switch {
+		case !ok:
+		case e == nil:
+			e = &Entry{Tool: t, Provider: l.status.ID}
+		default:
+			e.Shadowed = append(e.Shadowed, l.status.ID)
 		}
 	}
-	return nil, nil, tool.Errorf(tool.CodeToolNotFound, "no tool named %q", name)
+	return e
 }
 
 // ResolveFrom is Resolve restricted to one provider (quiver call --provider).
 func (r *Registry) ResolveFrom(ctx context.Context, providerID, name string, args json.RawMessage) (*Entry, json.RawMessage, error) {
-	if err := r.refresh(ctx); err != nil {
-		return nil, nil, err
-	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	tools, ok := r.byProv[providerID]
-	if !ok {
+	ls := r.list(ctx, func(p Provider) bool { return p.ID() == providerID })
+	if len(ls) == 0 {
 		return nil, nil, tool.Errorf(tool.CodeToolNotFound, "no provider %q", providerID)
 	}
-	if a, aliased := r.aliases[name]; aliased && tools[name] == nil {
+	tools := ls[0].tools
+	r.mu.RLock()
+	a, aliased := r.aliases[name]
+	r.mu.RUnlock()
+	if aliased && tools[name] == nil {
 		name, args = a.Target, renameArgs(args, a.Renames)
 	}
 	t, ok := tools[name]
@@ -141,14 +198,16 @@ func (r *Registry) ResolveFrom(ctx context.Context, providerID, name string, arg
 
 // Entries returns the catalogue sorted by name.
 func (r *Registry) Entries(ctx context.Context) ([]*Entry, error) {
-	if err := r.refresh(ctx); err != nil {
-		return nil, err
-	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := make([]*Entry, 0, len(r.catalog))
-	for _, e := range r.catalog {
-		out = append(out, e)
+	ls := r.list(ctx, nil)
+	seen := map[string]bool{}
+	var out []*Entry
+	for _, l := range ls {
+		for name := range l.tools {
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, entryOf(ls, name))
+			}
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Tool.Name < out[j].Tool.Name })
 	return out, nil
@@ -160,21 +219,15 @@ func (r *Registry) Entries(ctx context.Context) ([]*Entry, error) {
 // workspace's script named write_file shadows the built-in one, but the
 // built-in one's promises still count.
 func (r *Registry) AllTools(ctx context.Context) ([]*tool.Tool, error) {
-	if err := r.refresh(ctx); err != nil {
-		return nil, err
-	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
 	var out []*tool.Tool
-	for _, st := range r.status {
-		own := r.byProv[st.ID]
-		names := make([]string, 0, len(own))
-		for name := range own {
+	for _, l := range r.list(ctx, nil) {
+		names := make([]string, 0, len(l.tools))
+		for name := range l.tools {
 			names = append(names, name)
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			out = append(out, own[name])
+			out = append(out, l.tools[name])
 		}
 	}
 	return out, nil
@@ -192,62 +245,71 @@ func (r *Registry) Aliases() []Alias {
 	return out
 }
 
-// Status reports each provider's state at the last refresh, by priority.
+// Status reports each provider's state at its last listing, by priority,
+// listing every provider that has not been listed since the last
+// invalidation.
 func (r *Registry) Status(ctx context.Context) []Status {
-	_ = r.refresh(ctx)
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return append([]Status(nil), r.status...)
+	ls := r.list(ctx, nil)
+	out := make([]Status, len(ls))
+	for i, l := range ls {
+		out[i] = l.status
+	}
+	return out
 }
 
-// refresh re-lists every provider if the catalogue is stale. An unavailable
-// provider is recorded in Status and contributes no tools; it never fails the
-// lookup of another provider's tools.
-func (r *Registry) refresh(ctx context.Context) error {
+// list returns, in priority order, the listing of each provider want
+// accepts (every provider when want is nil), asking those not listed since
+// the last invalidation. Providers are asked outside the lock: an MCP
+// server may take seconds to start. A listing that began before an
+// invalidation is used for this lookup and asked again by the next.
+func (r *Registry) list(ctx context.Context, want func(Provider) bool) []*listing {
 	r.mu.RLock()
-	dirty, gen := r.dirty, r.gen
-	var providers []Provider
-	if dirty {
-		providers = append(providers, r.providers...)
+	gen := r.gen
+	var todo []Provider
+	for _, p := range r.providers {
+		if want == nil || want(p) {
+			todo = append(todo, p)
+		}
 	}
 	r.mu.RUnlock()
-	if !dirty {
-		return nil
+	out := make([]*listing, len(todo))
+	for i, p := range todo {
+		r.mu.RLock()
+		l := r.listed[p.ID()]
+		r.mu.RUnlock()
+		if l == nil || l.gen != gen {
+			l = listOne(ctx, p, gen)
+			r.mu.Lock()
+			if old := r.listed[p.ID()]; old == nil || old.gen <= gen {
+				r.listed[p.ID()] = l
+			}
+			r.mu.Unlock()
+		}
+		out[i] = l
 	}
-	sort.SliceStable(providers, func(i, j int) bool { return providers[i].Priority() > providers[j].Priority() })
-	catalog := map[string]*Entry{}
-	byProv := map[string]map[string]*tool.Tool{}
-	var status []Status
-	for _, p := range providers {
-		tools, err := p.Tools(ctx)
-		st := Status{ID: p.ID(), Priority: p.Priority(), Tools: len(tools), Err: err}
-		if err != nil {
-			st.Tools = 0
-			status = append(status, st)
+	return out
+}
+
+// listOne asks p for its tools. An unavailable provider is recorded in its
+// status and contributes no tools; it never fails the lookup of another
+// provider's tools. A tool that fails its check is left out, and said so.
+func listOne(ctx context.Context, p Provider, gen uint64) *listing {
+	tools, err := p.Tools(ctx)
+	l := &listing{gen: gen, tools: map[string]*tool.Tool{}, status: Status{ID: p.ID(), Priority: p.Priority(), Err: err}}
+	if err != nil {
+		return l
+	}
+	l.status.Tools = len(tools)
+	for _, t := range tools {
+		if err := t.Check(); err != nil {
+			l.status.Err = fmt.Errorf("provider %s: %w", p.ID(), err)
 			continue
 		}
-		own := map[string]*tool.Tool{}
-		for _, t := range tools {
-			if err := t.Check(); err != nil {
-				st.Err = fmt.Errorf("provider %s: %w", p.ID(), err)
-				continue
-			}
-			own[t.Name] = t
-			if e, ok := catalog[t.Name]; ok {
-				e.Shadowed = append(e.Shadowed, p.ID())
-				continue
-			}
-			catalog[t.Name] = &Entry{Tool: t, Provider: p.ID()}
+		if _, dup := l.tools[t.Name]; !dup {
+			l.tools[t.Name] = t
 		}
-		byProv[p.ID()] = own
-		status = append(status, st)
 	}
-	r.mu.Lock()
-	r.catalog, r.byProv, r.status = catalog, byProv, status
-	// An invalidation that arrived while listing wins: list again next time.
-	r.dirty = r.gen != gen
-	r.mu.Unlock()
-	return nil
+	return l
 }
 
 // renameArgs rewrites top-level argument names per renames. Arguments that do

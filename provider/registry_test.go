@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -104,5 +105,97 @@ func TestAliasesRenameArguments(t *testing.T) {
 	}
 	if _, args, _ := r.Resolve(context.Background(), "run_command", json.RawMessage(`[1]`)); string(args) != `[1]` {
 		t.Errorf("non-object arguments were rewritten: %s", args)
+	}
+}
+
+// scoped is a fake that says which names it may offer: those with its
+// prefix.
+type scoped struct {
+	*fake
+	prefix string
+}
+
+func (s scoped) MayOffer(name string) bool { return strings.HasPrefix(name, s.prefix) }
+
+// TestResolveListsOnlyTheProvidersThatMayOffer: resolving a name asks only
+// the providers that could serve it, so a call of read_file starts no MCP
+// server; the whole catalogue still asks every provider.
+func TestResolveListsOnlyTheProvidersThatMayOffer(t *testing.T) {
+	builtin := &fake{id: "builtin", priority: provider.PriorityBuiltin, names: []string{"read_file", "grep_search"}}
+	server := scoped{&fake{id: "mcp:srv", priority: provider.PriorityMCP, names: []string{"srv__a", "srv__b"}}, "srv__"}
+	r := provider.NewRegistry(builtin, server)
+	r.AddAlias(provider.Alias{Name: "a", Target: "srv__a"})
+	ctx := context.Background()
+
+	steps := []struct {
+		do                   func() error
+		wantBuiltin, wantSrv int32
+	}{
+		{func() error { _, _, err := r.Resolve(ctx, "read_file", nil); return err }, 1, 0},
+		{func() error { _, _, err := r.Resolve(ctx, "grep_search", nil); return err }, 1, 0},
+		{func() error { _, _, err := r.Resolve(ctx, "srv__b", nil); return err }, 1, 1},
+		{func() error { _, _, err := r.Resolve(ctx, "a", nil); return err }, 1, 1}, // through the alias
+		{func() error { _, err := r.Entries(ctx); return err }, 1, 1},
+		{func() error { r.Invalidate(); _, _, err := r.Resolve(ctx, "read_file", nil); return err }, 2, 1},
+		{func() error { r.Status(ctx); return nil }, 2, 2},
+	}
+	for i, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if b, m := builtin.lists.Load(), server.lists.Load(); b != s.wantBuiltin || m != s.wantSrv {
+			t.Errorf("step %d: listed builtin %d, server %d times; want %d, %d", i, b, m, s.wantBuiltin, s.wantSrv)
+		}
+	}
+}
+
+// TestResolveAgreesWithTheCatalogue: whatever was listed before, Resolve
+// names the provider, and the shadowed ones, that the whole catalogue
+// names, for every name, alias and unknown name.
+func TestResolveAgreesWithTheCatalogue(t *testing.T) {
+	build := func() *provider.Registry {
+		r := provider.NewRegistry(
+			&fake{id: "builtin", priority: provider.PriorityBuiltin, names: []string{"read_file", "grep_search", "glob_search", "exec_command"}},
+			scoped{&fake{id: "cli", priority: provider.PriorityCLI, names: []string{"grep_search"}}, "g"},
+			&fake{id: "script", priority: provider.PriorityScript, names: []string{"read_file", "deploy"}},
+			scoped{&fake{id: "mcp:gh", priority: provider.PriorityMCP, names: []string{"gh__issues", "gh__pulls"}}, "gh__"},
+			scoped{&fake{id: "mcp:down", priority: provider.PriorityMCP + 1, err: errors.New("exited")}, "down__"},
+		)
+		r.AddAlias(provider.Alias{Name: "run_command", Target: "exec_command"})
+		r.AddAlias(provider.Alias{Name: "issues", Target: "gh__issues"})
+		r.AddAlias(provider.Alias{Name: "deploy", Target: "read_file"}) // never hides the real deploy
+		return r
+	}
+	ctx := context.Background()
+	catalogue := map[string]*provider.Entry{}
+	entries, err := build().Entries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		catalogue[e.Tool.Name] = e
+	}
+	target := map[string]string{"run_command": "exec_command", "issues": "gh__issues"}
+	names := []string{"read_file", "grep_search", "glob_search", "exec_command", "deploy", "gh__issues", "gh__pulls",
+		"run_command", "issues", "down__x", "gh__nope", "nope", ""}
+	for _, first := range names { // resolve first, so that each name is also resolved after a partial listing
+		r := build()
+		r.Resolve(ctx, first, nil)
+		for _, name := range names {
+			got, _, err := r.Resolve(ctx, name, nil)
+			want := catalogue[name]
+			if to, ok := target[name]; ok {
+				want = catalogue[to]
+			}
+			if want == nil {
+				if tool.CodeOf(err) != tool.CodeToolNotFound {
+					t.Errorf("after %q: Resolve(%q) = %+v, %v; want TOOL_NOT_FOUND", first, name, got, err)
+				}
+				continue
+			}
+			if err != nil || got.Provider != want.Provider || got.Tool.Name != want.Tool.Name || !cmp.Equal(got.Shadowed, want.Shadowed) {
+				t.Errorf("after %q: Resolve(%q) = %+v, %v; the catalogue says %+v", first, name, got, err, want)
+			}
+		}
 	}
 }
