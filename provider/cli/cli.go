@@ -30,7 +30,10 @@
 // and the programs honour their own .rgignore and .fdignore files.
 //
 // A tool whose program is missing is simply not offered here; the builtin
-// provider, at a lower priority, serves it. [Provider.Backends] says which
+// provider, at a lower priority, serves it. The programs are looked for when
+// the provider is first listed, not when it is built: the registry lists it
+// only for the names it is configured for ([Provider.MayOffer]), so a call
+// of read_file costs no PATH search. [Provider.Backends] says which
 // program backs each tool, for `quiver tools`.
 package cli
 
@@ -40,8 +43,10 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/quiverkit/quiver/provider"
@@ -111,17 +116,23 @@ var accepts = map[string]kind{
 
 // Provider serves the search tools through external programs.
 type Provider struct {
-	opts     Options
+	opts    Options
+	names   []string              // every name configured here, sorted
+	wrapped map[string]*tool.Tool // the aliases that run a program of their own
+	errs    []error
+
+	once     sync.Once // detection, at the first listing
 	backends []Backend
 	tools    []*tool.Tool
-	errs     []error
 }
 
-// New detects the programs (once, now) and builds the tools they back.
-// Aliases for built-in tools this provider cannot serve are reported by
-// Backends, not refused: a configuration written for another runtime still
-// loads. An alias whose name is not a built-in defines a tool that runs its
-// program (wrap.go); one that cannot is reported by Err.
+// New reads the configuration; the programs are looked for when the
+// provider is first listed (a missing one costs a stat per PATH entry, and
+// most calls never need one). Aliases for built-in tools this provider
+// cannot serve are reported by Backends, not refused: a configuration
+// written for another runtime still loads. An alias whose name is not a
+// built-in defines a tool that runs its program (wrap.go); one that cannot
+// is reported by Err, now.
 func New(opts Options) *Provider {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
@@ -129,8 +140,7 @@ func New(opts Options) *Provider {
 	if opts.LookPath == nil {
 		opts.LookPath = exec.LookPath
 	}
-	p := &Provider{opts: opts}
-	look := lookOnce(opts.LookPath)
+	p := &Provider{opts: opts, wrapped: map[string]*tool.Tool{}}
 	names := make([]string, 0, len(defaults))
 	for name := range defaults {
 		names = append(names, name)
@@ -143,51 +153,71 @@ func New(opts Options) *Provider {
 	sort.Strings(names)
 	for _, name := range names {
 		if _, known := accepts[name]; !known && !builtinName(name) {
-			p.wrap(name, opts.Aliases[name], look)
-			continue
+			t, err := newWrapped(name, opts.Aliases[name], &p.opts)
+			if err != nil {
+				p.errs = append(p.errs, err)
+				continue
+			}
+			p.wrapped[name] = t
 		}
-		b, path, k := p.detect(name, look)
-		p.backends = append(p.backends, b)
-		if path == "" {
-			continue
-		}
-		run := runner{path: path, timeout: opts.Timeout}
-		switch {
-		case k == kindRipgrep && name == "grep_search":
-			p.tools = append(p.tools, tools.NewGrepSearch(ripgrep{run}.grep))
-		case k == kindRipgrep && name == "search_code":
-			p.tools = append(p.tools, tools.NewSearchCode(ripgrep{run}.grep))
-		case k == kindFd:
-			p.tools = append(p.tools, tools.NewGlobSearch(fd{run}.glob))
-		}
+		p.names = append(p.names, name)
 	}
 	return p
 }
 
-// wrap adds the tool name that runs program; look says where program is
-// now (the tool looks it up again when it runs).
-func (p *Provider) wrap(name, program string, look func(string) (string, error)) {
-	t, err := newWrapped(name, program, &p.opts)
-	if err != nil {
-		p.errs = append(p.errs, err)
-		return
-	}
+// MayOffer reports whether name is configured here ([provider.Scoped]):
+// whether the provider offers it depends on the programs it finds.
+func (p *Provider) MayOffer(name string) bool {
+	_, ok := slices.BinarySearch(p.names, name)
+	return ok
+}
+
+// detect looks the programs up, once, and builds the tools they back.
+func (p *Provider) detect() {
+	p.once.Do(func() {
+		look := lookOnce(p.opts.LookPath)
+		for _, name := range p.names {
+			if t, ok := p.wrapped[name]; ok {
+				p.backends = append(p.backends, wrappedBackend(name, p.opts.Aliases[name], look))
+				p.tools = append(p.tools, t)
+				continue
+			}
+			b, path, k := p.backend(name, look)
+			p.backends = append(p.backends, b)
+			if path == "" {
+				continue
+			}
+			run := runner{path: path, timeout: p.opts.Timeout}
+			switch {
+			case k == kindRipgrep && name == "grep_search":
+				p.tools = append(p.tools, tools.NewGrepSearch(ripgrep{run}.grep))
+			case k == kindRipgrep && name == "search_code":
+				p.tools = append(p.tools, tools.NewSearchCode(ripgrep{run}.grep))
+			case k == kindFd:
+				p.tools = append(p.tools, tools.NewGlobSearch(fd{run}.glob))
+			}
+		}
+	})
+}
+
+// wrappedBackend says where the program of the tool name is now (the tool
+// looks it up again when it runs).
+func wrappedBackend(name, program string, look func(string) (string, error)) Backend {
 	b := Backend{Tool: name, Program: program, Wraps: true}
 	if found, err := look(program); err == nil {
 		b.Path = found
 	} else {
 		b.Note = fmt.Sprintf("%s is not installed now; calls fail until it is", program)
 	}
-	p.backends = append(p.backends, b)
-	p.tools = append(p.tools, t)
+	return b
 }
 
 // Err reports the aliases that define nothing: a name no tool may have, a
 // program that is not one word.
 func (p *Provider) Err() error { return errors.Join(p.errs...) }
 
-// detect resolves the program for one tool with look.
-func (p *Provider) detect(name string, look func(string) (string, error)) (b Backend, path string, k kind) {
+// backend resolves the program for one tool with look.
+func (p *Provider) backend(name string, look func(string) (string, error)) (b Backend, path string, k kind) {
 	prog, configured := p.opts.Aliases[name]
 	if !configured {
 		prog = defaults[name]
@@ -226,7 +256,7 @@ func (p *Provider) detect(name string, look func(string) (string, error)) (b Bac
 
 // lookOnce returns lookPath asking once per program: grep_search and
 // search_code both want rg, and a program that is missing costs a stat
-// per PATH entry, at every start of the command.
+// per PATH entry.
 func lookOnce(lookPath func(string) (string, error)) func(string) (string, error) {
 	type answer struct {
 		path string
@@ -294,6 +324,7 @@ var errNoPrograms = errors.New("no supported program found (rg for grep_search a
 // Tools returns the tools whose program was found. With none, the provider
 // reports itself unavailable, saying why.
 func (p *Provider) Tools(context.Context) ([]*tool.Tool, error) {
+	p.detect()
 	if len(p.tools) == 0 {
 		return nil, errNoPrograms
 	}
@@ -302,7 +333,10 @@ func (p *Provider) Tools(context.Context) ([]*tool.Tool, error) {
 
 // Backends reports, for each tool the provider knows, which program backs
 // it or why none does.
-func (p *Provider) Backends() []Backend { return append([]Backend(nil), p.backends...) }
+func (p *Provider) Backends() []Backend {
+	p.detect()
+	return append([]Backend(nil), p.backends...)
+}
 
 // Suggestions names the programs worth installing, when SuggestEnhanced is
 // set and some are missing.
@@ -312,7 +346,7 @@ func (p *Provider) Suggestions() []string {
 	}
 	var out []string
 	seen := map[string]bool{}
-	for _, b := range p.backends {
+	for _, b := range p.Backends() {
 		if b.Path != "" || !strings.Contains(b.Note, "not installed") || seen[b.Program] {
 			continue
 		}

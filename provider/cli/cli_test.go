@@ -298,9 +298,10 @@ func fakeLook(found ...string) func(string) (string, error) {
 	}
 }
 
-// TestDetectionAsksOncePerProgram: New looks each program up once, though
-// two tools want rg and a missing fd is asked for before fdfind; a wrapped
-// tool's program is asked for by New once too.
+// TestDetectionAsksOncePerProgram: New looks nothing up; the first listing
+// looks each program up once, though two tools want rg and a missing fd is
+// asked for before fdfind, and a wrapped tool's program is asked for once
+// too; later listings and Backends ask nothing more.
 func TestDetectionAsksOncePerProgram(t *testing.T) {
 	asked := map[string]int{}
 	look := fakeLook("rg", "fdfind", "jq")
@@ -308,6 +309,14 @@ func TestDetectionAsksOncePerProgram(t *testing.T) {
 		asked[name]++
 		return look(name)
 	}})
+	if len(asked) != 0 {
+		t.Errorf("New looked up %v; want nothing before the first listing", asked)
+	}
+	for range 2 {
+		if _, err := p.Tools(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	want := map[string]int{"rg": 1, "fd": 1, "fdfind": 1, "jq": 1}
 	if diff := cmp.Diff(want, asked); diff != "" {
 		t.Errorf("lookups (-want +got):\n%s", diff)
@@ -321,6 +330,9 @@ func TestDetectionAsksOncePerProgram(t *testing.T) {
 	wantOffered := []string{"glob_search=/usr/bin/fdfind", "grep_search=/usr/bin/rg", "query_json=/usr/bin/jq", "search_code=/usr/bin/rg"}
 	if diff := cmp.Diff(wantOffered, offered); diff != "" {
 		t.Errorf("backends (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, asked); diff != "" {
+		t.Errorf("lookups after Backends (-want +got):\n%s", diff)
 	}
 }
 
@@ -572,4 +584,32 @@ func FuzzRipgrepJSON(f *testing.F) {
 		_ = rd.read(bufio.NewReader(bytes.NewReader(out)))
 		c.Result()
 	})
+}
+
+// TestMayOfferIsTheConfiguredNames: the registry lists the provider only
+// for the names it is configured for, so MayOffer must say yes to every
+// tool it can list (else a lower-priority tool of that name would run in
+// its place) and no to the rest.
+func TestMayOfferIsTheConfiguredNames(t *testing.T) {
+	p := New(Options{Aliases: map[string]string{"query_json": "jq", "read_file": "bat", "glob_search": "builtin", "bad name": "x"},
+		LookPath: fakeLook("rg", "fd", "jq", "bat")})
+	list, err := p.Tools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range list {
+		if !p.MayOffer(tl.Name) {
+			t.Errorf("MayOffer(%q) = false for a tool it lists", tl.Name)
+		}
+	}
+	for _, name := range []string{"read_file", "query_json", "grep_search", "search_code", "glob_search"} {
+		if !p.MayOffer(name) {
+			t.Errorf("MayOffer(%q) = false; it is configured here", name)
+		}
+	}
+	for _, name := range []string{"exec_command", "write_file", "bad name", "jq", "grep", "", "GREP_SEARCH"} {
+		if p.MayOffer(name) {
+			t.Errorf("MayOffer(%q) = true; nothing configures it here", name)
+		}
+	}
 }
