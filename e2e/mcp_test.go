@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -295,6 +297,52 @@ command = "/nonexistent/mcp-server"
 				t.Errorf("quiver call %s %s: exit %d, want %d and %q\nstdout: %s\nstderr: %s", tt.tool, tt.args, code, tt.code, tt.want, stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestCallStartsOnlyTheServerItCalls: a call starts the MCP servers that
+// could serve its name, and no other: reading a file in a workspace that
+// configures servers costs no server start (each leaves a line in
+// started.txt when it starts), while a call of a server's tool starts that
+// server alone.
+func TestCallStartsOnlyTheServerItCalls(t *testing.T) {
+	t.Parallel()
+	inner := workspace(t, project)
+	server := func(name string) string {
+		return `
+[[tools.mcp.servers]]
+name = "` + name + `"
+command = "sh"
+args = ["-c", "echo ` + name + ` >> started.txt && exec \"$0\" serve --root \"$1\" --config \"$2\"", "` +
+			quiverBin + `", "` + inner + `", "` + filepath.Join(inner, "quiver.toml") + `"]
+`
+	}
+	outer := workspace(t, map[string]string{"notes.txt": "outer notes\n", "quiver.toml": "[policy]\ndefault = \"allow\"\n" +
+		server("first") + server("second")})
+	started := func() string {
+		b, err := os.ReadFile(filepath.Join(outer, "started.txt"))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	steps := []struct {
+		tool, args, want, started string
+	}{
+		{"read_file", `{"path":"notes.txt"}`, "outer notes", ""},
+		{"grep_search", `{"pattern":"outer"}`, "notes.txt", ""},
+		{"first__read_file", `{"path":"notes.txt"}`, "the needle is here", "first\n"},
+		{"no_such_tool", `{}`, "TOOL_NOT_FOUND", "first\n"},
+		{"second__nope", `{}`, "TOOL_NOT_FOUND", "first\nsecond\n"}, // a name the server may have: asked, and it has not
+	}
+	for _, s := range steps {
+		stdout, stderr, code := run(t, outer, time.Minute, quiverBin, "call", s.tool, s.args)
+		if !strings.Contains(stdout+stderr, s.want) {
+			t.Errorf("quiver call %s: exit %d, want %q\nstdout: %s\nstderr: %s", s.tool, code, s.want, stdout, stderr)
+		}
+		if got := started(); got != s.started {
+			t.Errorf("after quiver call %s, the servers started so far: %q, want %q", s.tool, got, s.started)
+		}
 	}
 }
 

@@ -87,6 +87,14 @@ type ranked struct {
 
 func (r ranked) Priority() int { return r.priority }
 
+// MayOffer passes the provider's answer on, so that ranking an MCP server
+// or the CLI provider does not make every lookup list it (a provider that
+// cannot say may offer anything).
+func (r ranked) MayOffer(name string) bool {
+	s, ok := r.Provider.(provider.Scoped)
+	return !ok || s.MayOffer(name)
+}
+
 // SetInvalidate passes the registry's hook on, so that an MCP server's
 // list-changed notification still reaches it.
 func (r ranked) SetInvalidate(f func()) {

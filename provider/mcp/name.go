@@ -23,14 +23,28 @@ func ToolName(server, tool string) string {
 	return name
 }
 
+// hashSuffixLen is the length of the '_' and 8 hex digits that end a name
+// cut to fit.
+const hashSuffixLen = 1 + 8
+
 // withHash cuts name to leave room for '_' and a hash of raw.
 func withHash(name, raw string) string {
 	sum := sha256.Sum256([]byte(raw))
-	suffix := "_" + hex.EncodeToString(sum[:4])
-	if len(name) > maxName-len(suffix) {
-		name = name[:maxName-len(suffix)]
+	suffix := "_" + hex.EncodeToString(sum[:(hashSuffixLen-1)/2])
+	if len(name) > maxName-hashSuffixLen {
+		name = name[:maxName-hashSuffixLen]
 	}
 	return name + suffix
+}
+
+// namePrefix is how every name of server's tools begins: the sanitized
+// "SERVER__", as far as a name cut to fit keeps it. Sanitizing maps each
+// rune on its own, so the sanitized SERVER__TOOL begins with it, and a cut
+// name keeps its first maxName-hashSuffixLen characters. The registry asks
+// the provider only for names that begin with it ([Provider.MayOffer]).
+func namePrefix(server string) string {
+	p := sanitize(server + "__")
+	return p[:min(len(p), maxName-hashSuffixLen)]
 }
 
 func sanitize(s string) string {

@@ -34,3 +34,33 @@ func FuzzToolNameNeverABuiltin(f *testing.F) {
 		}
 	})
 }
+
+// FuzzToolNameBeginsWithTheServersPrefix: every name the provider gives a
+// server's tool begins with namePrefix(server), whether it is cut to fit or
+// renamed after a collision. The registry lists the provider only for names
+// that begin so (MayOffer); a name that did not would leave the tool
+// unreachable, or let a lower-priority tool of that name run in its place.
+func FuzzToolNameBeginsWithTheServersPrefix(f *testing.F) {
+	f.Add("github", "list_issues")
+	f.Add("", "")
+	f.Add("a.b", "c")
+	f.Add("srv\xff", "\x80tool")
+	f.Add("é", "ü")
+	f.Add(strings.Repeat("s", 54), "t")
+	f.Add(strings.Repeat("s", 53), strings.Repeat("t", 20))
+	f.Add(strings.Repeat("界", 60), "x")
+	f.Fuzz(func(t *testing.T, server, tool string) {
+		prefix := namePrefix(server)
+		name := ToolName(server, tool)
+		renamed := withHash(name, server+"__"+tool) // convert's answer to a collision
+		for _, n := range []string{name, renamed} {
+			if !strings.HasPrefix(n, prefix) {
+				t.Fatalf("server %q, tool %q: name %q does not begin with %q", server, tool, n, prefix)
+			}
+		}
+		p := &Provider{prefix: prefix}
+		if !p.MayOffer(name) {
+			t.Fatalf("MayOffer(%q) = false for server %q", name, server)
+		}
+	})
+}

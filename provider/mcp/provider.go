@@ -79,8 +79,9 @@ const protocolVersion = "2025-11-25"
 // Provider serves one MCP server's tools. It is safe for concurrent use;
 // Close it when done.
 type Provider struct {
-	cfg Config
-	log *slog.Logger
+	cfg    Config
+	log    *slog.Logger
+	prefix string // namePrefix(cfg.Name)
 
 	mu       sync.Mutex
 	conn     *conn        // the live connection, nil when there is none
@@ -131,7 +132,7 @@ func New(cfg Config) (*Provider, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Provider{cfg: cfg, log: log.With("mcp_server", cfg.Name)}, nil
+	return &Provider{cfg: cfg, log: log.With("mcp_server", cfg.Name), prefix: namePrefix(cfg.Name)}, nil
 }
 
 // ID returns "mcp:NAME".
@@ -139,6 +140,11 @@ func (p *Provider) ID() string { return "mcp:" + p.cfg.Name }
 
 // Priority returns [provider.PriorityMCP].
 func (p *Provider) Priority() int { return provider.PriorityMCP }
+
+// MayOffer reports whether name begins as every name of this server's
+// tools does ([provider.Scoped]), so that resolving any other name never
+// starts the server.
+func (p *Provider) MayOffer(name string) bool { return strings.HasPrefix(name, p.prefix) }
 
 // SetInvalidate implements provider.Invalidator.
 func (p *Provider) SetInvalidate(f func()) {
