@@ -227,8 +227,12 @@ func TestUsageErrors(t *testing.T) {
 	if r := runCLI(t, dir, "", "config", "check"); r.code != 0 || !strings.Contains(r.stdout, "defaults") {
 		t.Errorf("config check without a file: %+v", r)
 	}
-	if r := runCLI(t, dir, "", "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "quiver ") {
-		t.Errorf("version: %+v", r)
+	v := runCLI(t, dir, "", "version")
+	if v.code != 0 || !strings.HasPrefix(v.stdout, "quiver ") {
+		t.Errorf("version: %+v", v)
+	}
+	if r := runCLI(t, dir, "", "--version"); r.code != 0 || r.stdout != v.stdout {
+		t.Errorf("--version: %+v; want what `quiver version` prints, %q", r, v.stdout)
 	}
 }
 

@@ -71,7 +71,9 @@ func (a *app) rootCommand() *cobra.Command {
 		Long:          "Quiver gives an agent a catalogue of well-made tools and one trustworthy way to run them:\npolicy, approval, validation, a workspace the tool cannot escape, and stable error codes.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version, // --version, printed as `quiver version` prints it
 	}
+	root.SetVersionTemplate("quiver {{.Version}}\n")
 	f := root.PersistentFlags()
 	f.StringVar(&a.flags.root, "root", "", "workspace root (default: [workspace] root, else the current directory)")
 	f.StringVar(&a.flags.config, "config", "", "configuration file (default: ./quiver.toml, else $XDG_CONFIG_HOME/quiver/config.toml)")
