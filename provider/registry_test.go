@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -197,5 +199,52 @@ func TestResolveAgreesWithTheCatalogue(t *testing.T) {
 				t.Errorf("after %q: Resolve(%q) = %+v, %v; the catalogue says %+v", first, name, got, err, want)
 			}
 		}
+	}
+}
+
+// TestRegistryConcurrentLookupsAndInvalidations: lookups of every kind,
+// running while a provider keeps invalidating the catalogue, each get the
+// right answer, and (under -race) share nothing unguarded.
+func TestRegistryConcurrentLookupsAndInvalidations(t *testing.T) {
+	builtin := &fake{id: "builtin", priority: provider.PriorityBuiltin, names: []string{"read_file", "grep_search"}}
+	server := scoped{&fake{id: "mcp:srv", priority: provider.PriorityMCP, names: []string{"srv__a"}}, "srv__"}
+	r := provider.NewRegistry(builtin, server)
+	r.AddAlias(provider.Alias{Name: "a", Target: "srv__a"})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				name := []string{"read_file", "srv__a", "a", "grep_search"}[(g+i)%4]
+				e, _, err := r.Resolve(ctx, name, nil)
+				switch {
+				case err != nil:
+					errs <- fmt.Errorf("Resolve(%q): %w", name, err)
+				case name == "read_file" && e.Provider != "builtin", name == "a" && e.Tool.Name != "srv__a":
+					errs <- fmt.Errorf("Resolve(%q) = %s from %s", name, e.Tool.Name, e.Provider)
+				}
+				if i%50 == 0 {
+					if _, err := r.Entries(ctx); err != nil {
+						errs <- err
+					}
+					r.Status(ctx)
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for range 100 {
+			server.inval() // the server's tools changed (they did not, so every answer stays true)
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
