@@ -132,7 +132,9 @@ func (r *Registry) Resolve(ctx context.Context, name string, args json.RawMessag
 
 // resolve finds name's entry by listing the providers that may offer it or
 // its alias's target, and keeps the answer unless the registry was
-// invalidated meanwhile.
+// invalidated meanwhile. A name nothing offers is not kept: the names a
+// model may ask for are unbounded, and asking again costs no listing (each
+// provider's is kept).
 func (r *Registry) resolve(ctx context.Context, name string) *resolution {
 	r.mu.RLock()
 	a, aliased := r.aliases[name]
@@ -142,6 +144,9 @@ func (r *Registry) resolve(ctx context.Context, name string) *resolution {
 	res := &resolution{entry: entryOf(ls, name)}
 	if res.entry == nil && aliased {
 		res.entry, res.alias = entryOf(ls, a.Target), &a
+	}
+	if res.entry == nil {
+		return res
 	}
 	r.mu.Lock()
 	if r.gen == gen {
