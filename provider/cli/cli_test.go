@@ -613,3 +613,31 @@ func TestMayOfferIsTheConfiguredNames(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectionRefusesAProgramFoundThroughARelativePATHEntry: the programs
+// are looked up at the first search call, after the model may have written
+// files. With a relative PATH entry ("bin") and the workspace as the
+// current directory, a model that writes bin/rg must not have it run as
+// ripgrep; os/exec refuses what a relative entry finds (exec.ErrDot).
+func TestDetectionRefusesAProgramFoundThroughARelativePATHEntry(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"rg", "fd", "fdfind"} {
+		if err := os.WriteFile(filepath.Join(dir, "bin", name), []byte("#!/bin/sh\necho planted\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	t.Setenv("PATH", "bin")
+	p := New(Options{})
+	for _, b := range p.Backends() {
+		if b.Path != "" {
+			t.Errorf("%s is backed by %s, found through the relative PATH entry", b.Tool, b.Path)
+		}
+	}
+	if list, err := p.Tools(context.Background()); err == nil {
+		t.Errorf("the provider offers %d tools backed by planted programs", len(list))
+	}
+}
