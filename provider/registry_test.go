@@ -160,7 +160,9 @@ func TestResolveAgreesWithTheCatalogue(t *testing.T) {
 			&fake{id: "builtin", priority: provider.PriorityBuiltin, names: []string{"read_file", "grep_search", "glob_search", "exec_command"}},
 			scoped{&fake{id: "cli", priority: provider.PriorityCLI, names: []string{"grep_search"}}, "g"},
 			&fake{id: "script", priority: provider.PriorityScript, names: []string{"read_file", "deploy"}},
-			scoped{&fake{id: "mcp:gh", priority: provider.PriorityMCP, names: []string{"gh__issues", "gh__pulls"}}, "gh__"},
+			scoped{&fake{id: "mcp:gh", priority: provider.PriorityMCP, names: []string{"gh__issues", "gh__pulls", "gh__x__run"}}, "gh__"},
+			// a server named gh__x: its prefix lies inside gh's, so both may offer gh__x__run
+			scoped{&fake{id: "mcp:gh__x", priority: provider.PriorityMCP, names: []string{"gh__x__run", "gh__x__only"}}, "gh__x__"},
 			scoped{&fake{id: "mcp:down", priority: provider.PriorityMCP + 1, err: errors.New("exited")}, "down__"},
 		)
 		r.AddAlias(provider.Alias{Name: "run_command", Target: "exec_command"})
@@ -178,7 +180,7 @@ func TestResolveAgreesWithTheCatalogue(t *testing.T) {
 		catalogue[e.Tool.Name] = e
 	}
 	target := map[string]string{"run_command": "exec_command", "issues": "gh__issues"}
-	names := []string{"read_file", "grep_search", "glob_search", "exec_command", "deploy", "gh__issues", "gh__pulls",
+	names := []string{"read_file", "grep_search", "glob_search", "exec_command", "deploy", "gh__issues", "gh__pulls", "gh__x__run", "gh__x__only",
 		"run_command", "issues", "down__x", "gh__nope", "nope", ""}
 	for _, first := range names { // resolve first, so that each name is also resolved after a partial listing
 		r := build()
