@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -20,6 +21,25 @@ import (
 // Landlock. It can only make Quiver refuse more, never less.
 const unsupportedEnv = "QUIVER_SANDBOX_UNSUPPORTED"
 
+// abiCapEnv, when set to a number, caps the Landlock ABI Quiver uses: a
+// test hook that simulates an older kernel. It can lower the ABI, never
+// raise it, and a lowered ABI gets what a real kernel of that ABI gets:
+// the other layers cover what the missing rights did, or the start is
+// refused (see launch.Spec.UsedABI and the package doc).
+const abiCapEnv = "QUIVER_SANDBOX_LANDLOCK_ABI"
+
+// abiCap is the cap abiCapEnv sets, 0 for none.
+func abiCap() int {
+	n, err := strconv.Atoi(os.Getenv(abiCapEnv))
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
+}
+
+// usedABI is the Landlock ABI Quiver uses on this machine.
+func usedABI() int { return (&launch.Spec{LandlockABI: abiCap()}).UsedABI() }
+
 var probe struct {
 	once sync.Once
 	err  error
@@ -27,8 +47,11 @@ var probe struct {
 
 // Check reports whether this machine can enforce every profile: nil, or an
 // [*UnavailableError] naming what is missing. The kernel is probed once,
-// by starting the launcher in the namespaces a profile uses, with a
-// protected path to mount.
+// by starting the running executable as the launcher in the namespaces a
+// profile uses, with a protected path to mount, confined with every layer
+// a call gets. The probe starts no other program: a launcher beside the
+// executable is judged, and probed, against each real call's profile
+// instead (see wrap).
 func Check() error {
 	if why := os.Getenv(unsupportedEnv); why != "" {
 		return &UnavailableError{Missing: why}
@@ -38,7 +61,7 @@ func Check() error {
 }
 
 func checkKernel() error {
-	if abi := launch.ABI(); abi < launch.MinABI {
+	if abi := usedABI(); abi < launch.MinABI {
 		have := "none"
 		if abi > 0 {
 			have = fmt.Sprintf("ABI %d", abi)
@@ -54,11 +77,15 @@ func checkKernel() error {
 	if err := os.WriteFile(protected, nil, 0o600); err != nil {
 		return &UnavailableError{Missing: "a temporary directory for the probe", Err: err}
 	}
+	return runProbe(launch.Spec{Workspace: dir, Protected: []string{protected}, LandlockABI: abiCap()}, launch.Probe)
+}
+
+// runProbe starts a probe of s, prepared by prepare, and judges its exit.
+func runProbe(s launch.Spec, prepare func(launch.Spec, *exec.Cmd) error) error {
 	var stderr bytes.Buffer
 	cmd := &exec.Cmd{Stderr: &stderr}
-	// No program: the launcher confines itself and exits 0.
-	if err := launch.Command(launch.Spec{Workspace: dir, Protected: []string{protected}, Args: []string{"probe"}}, cmd); err != nil {
-		return &UnavailableError{Missing: "a launcher", Err: err}
+	if err := prepare(s, cmd); err != nil {
+		return unavailable(err)
 	}
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
@@ -70,13 +97,47 @@ func checkKernel() error {
 	return nil
 }
 
+// unavailable maps a launch error to an [*UnavailableError] when it says
+// what the kernel lacks.
+func unavailable(err error) error {
+	var me *launch.MissingError
+	if errors.As(err, &me) {
+		return &UnavailableError{Missing: me.Missing, Err: err}
+	}
+	return &UnavailableError{Missing: "a launcher", Err: err}
+}
+
+// launcherProbes holds, per launcher other than the running executable,
+// the result of probing it once with the profile of the first call that
+// chose it.
+var launcherProbes sync.Map // launcher path -> error
+
 func (p *Profile) wrap(cmd *exec.Cmd) error {
 	if p.Mode == WorkspaceWrite {
 		p.ensureHooksDir()
 	}
 	s := p.spec()
 	s.Protected = expandGlobs(p.Protected)
+	if l := launch.LauncherOf(s); l != "/proc/self/exe" {
+		probed, _ := launcherProbes.LoadOrStore(l, sync.OnceValue(func() error { return runProbe(s, probeWith) }))
+		if err := probed.(func() error)(); err != nil {
+			return err
+		}
+	}
 	s.Path, s.Args = cmd.Path, cmd.Args
+	if err := launch.Command(s, cmd); err != nil {
+		var me *launch.MissingError
+		if errors.As(err, &me) {
+			return unavailable(err)
+		}
+		return err
+	}
+	return nil
+}
+
+// probeWith prepares a probe of s through the launcher a call of s starts.
+func probeWith(s launch.Spec, cmd *exec.Cmd) error {
+	s.Path, s.Args = "", []string{"probe"}
 	return launch.Command(s, cmd)
 }
 
@@ -84,7 +145,8 @@ func (p *Profile) wrap(cmd *exec.Cmd) error {
 func (p *Profile) spec() launch.Spec {
 	return launch.Spec{ReadOnly: p.Mode == ReadOnly, Workspace: p.Workspace, Writable: p.Writable,
 		Protected: p.Protected, Network: p.Network, TempDir: p.TempDir,
-		Readable: p.Readable, Limited: p.Readable != nil}
+		Readable: p.Readable, Limited: p.Readable != nil,
+		UnixSockets: p.UnixSockets, LandlockABI: abiCap()}
 }
 
 // MayWrite reports whether a process started under p may write path, or

@@ -22,7 +22,8 @@
 //
 // # Mechanism, and why
 //
-// Three kernel features, each for what it is best at:
+// Three kernel features, each for what it is best at, and a seccomp filter
+// (below) for what none of them sees:
 //
 //   - Landlock (ABI 3 or later) for the file system: an allowlist of
 //     writable trees, applied to the process and everything it starts. It
@@ -51,6 +52,65 @@
 // and start, and no Landlock; Quiver's own launcher costs one exec of the
 // host binary.
 //
+// # The seccomp filter
+//
+// Last, just before the program starts, the launcher installs a seccomp
+// filter (built with go-seccomp-bpf; why that library is in
+// launch/seccomp_linux.go). It is a denylist whose matches fail with
+// EPERM, as Codex's do, and it refuses what the layers above cannot see:
+//
+//   - socket(2) of every family but AF_INET, AF_INET6 and AF_NETLINK:
+//     AF_UNIX reaches the host's named sockets from any network namespace
+//     (an ssh-agent, the Docker socket), AF_VSOCK the hypervisor; the IP
+//     families are the network namespace's to fence. socketpair(2) only
+//     for AF_UNIX stream and seqpacket pairs: a datagram pair (SOCK_DGRAM,
+//     or SOCK_RAW, which makes one) can sendto(2) any named socket, while
+//     a stream pair reaches nothing outside and is what Python's
+//     multiprocessing and libuv use;
+//   - ioctl(2) TIOCSTI and TIOCLINUX, which type into a terminal; compared
+//     on the 32 bits the kernel reads, so a request with high bits set is
+//     refused too;
+//   - from Codex's filter: ptrace, process_vm_readv and process_vm_writev,
+//     and io_uring (which makes and connects sockets out of the filter's
+//     sight);
+//   - beyond it, from Docker's default profile, what no build needs and
+//     what reaches shared kernel state: bpf, perf_event_open, userfaultfd,
+//     the keyrings (keyctl, add_key, request_key: not namespaced, so the
+//     user's keys), kexec_load and kexec_file_load;
+//   - any system call through another ABI (i386 through int 0x80, x32)
+//     answers ENOSYS: the rules name native numbers only. amd64 and arm64
+//     are supported; elsewhere the filter cannot be built and Quiver
+//     refuses to start confined.
+//
+// [Config] UnixSockets (toml unix_sockets) lets a user who needs one reach
+// a Unix socket. seccomp cannot see connect(2)'s path, so a list of paths
+// is held by Landlock: with it, the filter allows AF_UNIX, and Landlock
+// ABI 9's LANDLOCK_ACCESS_FS_RESOLVE_UNIX, granted on the listed paths
+// alone, refuses the rest; abstract sockets stay behind the network
+// namespace and Landlock's scope. On a kernel below ABI 9 such a start is
+// refused (SANDBOX_UNAVAILABLE, naming ABI 9), never widened; the entry
+// "*" is the plain alternative, stated as such by `quiver sandbox check`:
+// every Unix socket allowed.
+//
+// # Older kernels
+//
+// Quiver accepts Landlock ABI 3 (Linux 6.2). What later ABIs add is
+// covered on every ABI it accepts: TIOCSTI (ABI 5's device-ioctl right)
+// by the seccomp filter and the new session; abstract Unix sockets (ABI 6's
+// scope) by the filter, and network off by the network namespace too;
+// signals to the host's processes (ABI 6's other scope) by the PID
+// namespace. A start that has neither the signal scope nor a PID
+// namespace, or that names unix_sockets paths below ABI 9, is refused with
+// SANDBOX_UNAVAILABLE naming what is missing. Where the kernel has them,
+// the Landlock rights are used as a second wall. QUIVER_SANDBOX_LANDLOCK_ABI
+// caps the ABI Quiver uses (a test hook: it lowers, never raises), which
+// the tests use to run the escape lines as a 6.2 to 6.11 kernel would.
+//
+// The launcher is the running executable, or a quiver-sandbox beside it
+// that no confined process could have written, judged against each real
+// call's profile at its start; the availability probe runs the running
+// executable only. No environment variable names a launcher.
+//
 // # The launcher
 //
 // Go cannot run code between fork and exec, so the profile is applied by a
@@ -68,7 +128,7 @@
 // # Failing closed
 //
 // Where the kernel cannot enforce a profile (no Landlock, an ABI older than
-// 3, user namespaces forbidden), [Profile.Wrap] refuses with an
+// 3, user namespaces forbidden, no seccomp filters, see also Older kernels), [Profile.Wrap] refuses with an
 // [*UnavailableError] that names what is missing and the settings that opt
 // out: write_scope = "unrestricted", or [sandbox] enabled = false for a host
 // that isolates Quiver itself. Nothing ever runs unconfined silently.
@@ -83,9 +143,14 @@
 //     (The CLI provider's rg and fd are the exception: they may read only
 //     the workspace and the system's program directories, see
 //     [Profile.Readable].)
-//   - Named Unix sockets on the file system (a Docker socket, an ssh-agent)
-//     can still be connected to: the kernel here has no Landlock right for it
-//     (ABI 9 adds one).
+//   - With [sandbox] unix_sockets = ["*"], every Unix socket the user can
+//     reach (a Docker socket, a session bus, abstract ones when the network
+//     is on) can be connected to: that entry is the plain opt-out for
+//     kernels without Landlock ABI 9.
+//   - Nested user namespaces stay allowed (Quiver's own tests, bwrap and
+//     browsers' sandboxes need them): inside one a process gets
+//     capabilities over namespaces of its own only, Landlock still forbids
+//     it every mount, and the mounts it inherited stay locked.
 //   - A protected path that does not exist when the process starts cannot
 //     be mounted over: a process may create quiver.toml or .quiver/ where
 //     there were none. Quiver creates an empty .git/hooks when .git exists

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quiverkit/quiver/sandbox/launch"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -49,6 +50,12 @@ type Config struct {
 	// under workspace-write (a GOCACHE, say). Relative paths are relative to
 	// the workspace; ~ is the home directory.
 	WritableRoots []string `toml:"writable_roots"`
+	// UnixSockets are the named Unix sockets confined processes may
+	// connect to (an ssh-agent's): without any, the seccomp filter refuses
+	// every AF_UNIX socket. Paths hold only where Landlock has ABI 9, and
+	// elsewhere a start is refused; "*" allows every Unix socket, abstract
+	// ones included, on every kernel. See the package doc.
+	UnixSockets []string `toml:"unix_sockets"`
 }
 
 // Profile is what one process may do. The zero Profile is not usable: build
@@ -63,6 +70,9 @@ type Profile struct {
 	// Protected are absolute paths, inside writable roots, kept read-only.
 	Protected []string
 	Network   bool
+	// UnixSockets are the Unix sockets a process may connect to, absolute
+	// (or "*", every one): [Config] UnixSockets.
+	UnixSockets []string
 	// TempDir is the call's private temporary directory: writable, and the
 	// process's TMPDIR. Empty for none.
 	TempDir string
@@ -113,6 +123,17 @@ func New(mode Mode, workspace string, cfg Config, protected []string) (*Profile,
 			return nil, fmt.Errorf("sandbox: writable root %q: %w", r, err)
 		}
 		p.Writable = append(p.Writable, abs)
+	}
+	for _, r := range cfg.UnixSockets {
+		if r == launch.AnyUnixSocket {
+			p.UnixSockets = append(p.UnixSockets, r)
+			continue
+		}
+		abs, err := absUnder(ws, r)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: unix socket %q: %w", r, err)
+		}
+		p.UnixSockets = append(p.UnixSockets, abs)
 	}
 	for _, r := range protected {
 		abs, err := absUnder(ws, r)

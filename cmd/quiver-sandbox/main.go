@@ -2,9 +2,11 @@
 // the same code that the quiver binary (or any binary linking package
 // sandbox) runs when it re-executes itself to confine a process, without
 // that binary's package initialisation. Installed next to quiver (`go
-// install ./cmd/quiver ./cmd/quiver-sandbox`), or named by
-// QUIVER_SANDBOX_LAUNCHER, it makes every confined process start faster;
-// without it Quiver re-executes itself, which is slower and as safe.
+// install ./cmd/quiver ./cmd/quiver-sandbox`), it makes every confined
+// process start faster; without it Quiver re-executes itself, which is
+// slower and as safe. Quiver starts it only from beside its own executable,
+// and only where no confined process could have written it (see
+// sandbox/launch's TrustedSibling); nothing in the environment names it.
 //
 // It is not meant to be run by hand: `quiver sandbox -- CMD` is.
 package main

@@ -6,11 +6,9 @@ import (
 	"context"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/quiverkit/quiver/sandbox"
-	"github.com/quiverkit/quiver/sandbox/launch"
 )
 
 // The start-up overhead of a run against running the program directly:
@@ -72,26 +70,20 @@ func BenchmarkRunShellBinTrue(b *testing.B) {
 
 // BenchmarkRunArgvTrueSandbox is exec_command's argv path for /bin/true
 // without the sandbox and under each confined profile, side by side in one
-// run (goal: confined at most 2x unconfined), with each launcher: the test
-// binary re-executing itself (what a host that installs nothing gets), and
-// the small quiver-sandbox program (what `go install ./cmd/...` installs).
+// run (goal: confined at most 2x unconfined), with the test binary
+// re-executing itself as the launcher (what a host that installs nothing
+// gets; the quiver-sandbox beside an installed quiver is measured by
+// cmd/quiver's BenchmarkSandboxTrue).
 func BenchmarkRunArgvTrueSandbox(b *testing.B) {
 	e := newRunEnv(b, "/bin/true")
-	small := filepath.Join(b.TempDir(), "quiver-sandbox")
-	if out, err := exec.Command("go", "build", "-o", small, "../../cmd/quiver-sandbox").CombinedOutput(); err != nil {
-		b.Fatalf("building quiver-sandbox: %v\n%s", err, out)
-	}
-	for _, launcher := range []struct{ name, path string }{{"self", ""}, {"quiver-sandbox", small}} {
-		b.Setenv(launch.LauncherEnv, launcher.path)
-		for _, mode := range []sandbox.Mode{sandbox.Unconfined, sandbox.ReadOnly, sandbox.WorkspaceWrite} {
-			spec := e.spec("")
-			spec.Argv = []string{"/bin/true"}
-			box, err := sandbox.New(mode, spec.Workspace.Dir(), sandbox.Config{}, sandbox.StandardProtected)
-			if err != nil {
-				b.Fatal(err)
-			}
-			spec.Sandbox = box
-			b.Run(launcher.name+"/"+string(mode), func(b *testing.B) { benchRun(b, spec) })
+	for _, mode := range []sandbox.Mode{sandbox.Unconfined, sandbox.ReadOnly, sandbox.WorkspaceWrite} {
+		spec := e.spec("")
+		spec.Argv = []string{"/bin/true"}
+		box, err := sandbox.New(mode, spec.Workspace.Dir(), sandbox.Config{}, sandbox.StandardProtected)
+		if err != nil {
+			b.Fatal(err)
 		}
+		spec.Sandbox = box
+		b.Run("self/"+string(mode), func(b *testing.B) { benchRun(b, spec) })
 	}
 }

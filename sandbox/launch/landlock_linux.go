@@ -21,7 +21,7 @@ const (
 	fsResolveUnix = 1 << 16 // ABI 9
 
 	// fileRights are the rights that apply to a file (not a directory).
-	fileRights = fsExecute | fsWriteFile | fsReadFile | fsTruncate | fsIoctlDev
+	fileRights = fsExecute | fsWriteFile | fsReadFile | fsTruncate | fsIoctlDev | fsResolveUnix
 	readRights = fsExecute | fsReadFile | fsReadDir
 
 	scopeAbstractUnixSocket = 1 << 0 // ABI 6
@@ -49,6 +49,40 @@ func ABI() int {
 	return v
 }
 
+// Landlock ABIs that add what a profile relies on.
+const (
+	// ScopeABI adds the scopes: signals and abstract Unix sockets stay
+	// inside the domain. Below it, the PID namespace keeps signals in, and
+	// seccomp (or, network off, the network namespace) abstract sockets.
+	ScopeABI = 6
+	// ResolveUnixABI adds LANDLOCK_ACCESS_FS_RESOLVE_UNIX, which limits
+	// connect(2) to named sockets: what holds [sandbox] unix_sockets to
+	// its paths.
+	ResolveUnixABI = 9
+)
+
+// UsedABI is the Landlock ABI a launcher of s uses: the kernel's, or less
+// when s caps it.
+func (s *Spec) UsedABI() int {
+	abi := ABI()
+	if s.LandlockABI > 0 && s.LandlockABI < abi {
+		abi = s.LandlockABI
+	}
+	return abi
+}
+
+// unixPaths are the socket paths of s.UnixSockets, and whether it allows
+// any socket at all.
+func (s *Spec) unixPaths() (paths []string, any bool) {
+	for _, p := range s.UnixSockets {
+		if p == AnyUnixSocket {
+			return nil, true
+		}
+		paths = append(paths, p)
+	}
+	return paths, false
+}
+
 // handledFS is every file system right the kernel's ABI knows: all of them
 // are refused unless a rule grants them.
 func handledFS(abi int) uint64 {
@@ -70,14 +104,18 @@ func handledFS(abi int) uint64 {
 // network is the network namespace's job: Landlock's port rules would also
 // forbid the namespace's own loopback, which a program's tests may use.
 func (p *Spec) restrict() error {
-	abi := ABI()
+	abi := p.UsedABI()
 	if abi < MinABI {
 		return fmt.Errorf("landlock: ABI %d, need %d", abi, MinABI)
+	}
+	sockets, anySocket := p.unixPaths()
+	if len(sockets) > 0 && abi < ResolveUnixABI {
+		return fmt.Errorf("landlock: [sandbox] unix_sockets names paths, which needs ABI %d to hold (this kernel: %d)", ResolveUnixABI, abi)
 	}
 	handled := handledFS(abi)
 	attr := rulesetAttr{handledAccessFS: handled}
 	size := uintptr(8)
-	if abi >= 6 {
+	if abi >= ScopeABI {
 		attr.scoped = scopeAbstractUnixSocket | scopeSignal
 		size = 24
 	}
@@ -87,6 +125,9 @@ func (p *Spec) restrict() error {
 	}
 	defer syscall.Close(rs)
 	add := func(access uint64, paths ...string) error {
+		if access&handled == 0 {
+			return nil // a right this ABI does not know: not refused either
+		}
 		for _, path := range paths {
 			if err := addPath(rs, access&handled, path); err != nil {
 				return err
@@ -108,6 +149,12 @@ func (p *Spec) restrict() error {
 		if err := add(handled, p.writableRoots()...); err != nil {
 			return err
 		}
+	}
+	if anySocket {
+		sockets = []string{"/"}
+	}
+	if err := add(fsResolveUnix, sockets...); err != nil {
+		return err
 	}
 	if err := errnoErr(prctl(prSetNoNewPrivs, 1)); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)

@@ -2,14 +2,20 @@
 // process, between the fork and the exec of the confined program, and the
 // one function that prepares an *exec.Cmd to start it.
 //
-// It imports only the standard library and makes its few system calls
-// itself (sys_linux.go): Landlock needs no all-threads machinery here, since
-// the launcher restricts the one thread it execs from and the exec ends the
-// others. The launcher runs from an init function, after the package
-// initialisation of the binary's packages that Go orders before it (in the
-// quiver binary about half of them); that, one more exec, and creating the
-// namespaces are what a confined process costs over a bare one (see the
-// benchmarks in internal/shell and sandbox).
+// It makes its few system calls itself (sys_linux.go): Landlock needs no
+// all-threads machinery here, since the launcher restricts the one thread
+// it execs from and the exec ends the others. Beyond the standard library
+// it imports only go-seccomp-bpf (and that library's golang.org/x/net/bpf
+// and x/sys/unix) for the seccomp filter, see seccomp_linux.go. The
+// launcher runs from an init function, after the package initialisation of
+// the binary's packages that Go orders before it (in the quiver binary
+// about half of them); that, one more exec, and creating the namespaces
+// are what a confined process costs over a bare one (see the benchmarks in
+// internal/shell and sandbox).
+//
+// Which program is started as the launcher is decided in
+// launcher_linux.go: the running executable, or a quiver-sandbox beside it
+// that nothing confined could have written.
 package launch
 
 import (
@@ -24,7 +30,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -43,8 +48,16 @@ type Spec struct {
 	TempDir   string   `json:"tmpdir,omitempty"`
 	Readable  []string `json:"readable,omitempty"` // nil: reads open
 	Limited   bool     `json:"limited,omitempty"`  // reads limited to Readable
-	Path      string   `json:"path"`               // empty: a probe, which exits 0 once confined
-	Args      []string `json:"args"`
+	// UnixSockets are the named Unix sockets the program may connect to
+	// ([sandbox] unix_sockets); "*" is every one. Non-empty, it lets the
+	// seccomp filter allow AF_UNIX and needs Landlock ABI 9.
+	UnixSockets []string `json:"unix_sockets,omitempty"`
+	// LandlockABI, when not 0, caps the Landlock ABI the launcher uses: a
+	// test hook that simulates an older kernel (see sandbox's
+	// QUIVER_SANDBOX_LANDLOCK_ABI).
+	LandlockABI int      `json:"landlock_abi,omitempty"`
+	Path        string   `json:"path"` // empty: a probe, which exits 0 once confined
+	Args        []string `json:"args"`
 }
 
 func init() {
@@ -75,7 +88,7 @@ func Command(s Spec, cmd *exec.Cmd) error {
 		env = os.Environ()
 	}
 	cmd.Env = append(withoutSpec(env), specEnv+"="+string(raw))
-	cmd.Path = launcher(s)
+	cmd.Path = launcher(s, runningExecutable())
 	cmd.Args = []string{"quiver-sandbox"}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -89,41 +102,8 @@ func Command(s Spec, cmd *exec.Cmd) error {
 	sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	sys.GidMappingsEnableSetgroups = false
-	return nil
+	return s.enforceable(sys)
 }
-
-// LauncherEnv names a quiver-sandbox program to start as the launcher
-// instead of the running binary itself.
-const LauncherEnv = "QUIVER_SANDBOX_LAUNCHER"
-
-// launcher returns the program to start as the launcher of s:
-// QUIVER_SANDBOX_LAUNCHER, else a quiver-sandbox beside the running
-// executable, else the running executable itself (/proc/self/exe), which
-// every binary linking this package can serve as. Never a program found
-// through PATH, and never one that a confined process could have written
-// (a quiver-sandbox planted beside a quiver built into the workspace): the
-// launcher runs before the confinement it applies. Could have, under any
-// profile: a read-only call must not run what an earlier call wrote.
-func launcher(s Spec) string {
-	s.ReadOnly = false
-	if p := os.Getenv(LauncherEnv); filepath.IsAbs(p) && !s.MayWrite(p) {
-		return p
-	}
-	if p := siblingLauncher(); p != "" && !s.MayWrite(p) {
-		return p
-	}
-	return "/proc/self/exe"
-}
-
-var siblingLauncher = sync.OnceValue(func() string {
-	if exe, err := os.Executable(); err == nil {
-		sibling := filepath.Join(filepath.Dir(exe), "quiver-sandbox")
-		if fi, err := os.Stat(sibling); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return sibling
-		}
-	}
-	return ""
-})
 
 // MayWrite reports whether a process confined by s may write path, or
 // create it: whether path lies in a tree s makes writable (none under
@@ -230,7 +210,7 @@ func withoutSpec(env []string) []string {
 }
 
 // confine applies p to the calling process: loopback, mounts, Landlock,
-// capabilities.
+// capabilities, seccomp.
 // The order matters: mounting needs the capabilities the user namespace
 // gave, and Landlock's no_new_privs must be set before the exec.
 func (p *Spec) confine() error {
@@ -245,7 +225,10 @@ func (p *Spec) confine() error {
 	if err := p.restrict(); err != nil {
 		return err
 	}
-	return dropCapabilities()
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	return p.filterSyscalls()
 }
 
 // protect makes the file system read-only outside the writable roots, and

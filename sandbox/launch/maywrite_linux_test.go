@@ -56,32 +56,6 @@ func TestMayWrite(t *testing.T) {
 	}
 }
 
-// TestLauncherIsNeverWritable: a launcher the confined processes could
-// write is not used; the running executable launches instead.
-func TestLauncherIsNeverWritable(t *testing.T) {
-	ws := t.TempDir()
-	planted := filepath.Join(ws, "quiver-sandbox")
-	if err := os.WriteFile(planted, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(LauncherEnv, planted)
-	if got := launcher(Spec{Workspace: ws}); got != "/proc/self/exe" {
-		t.Errorf("launcher = %s, want /proc/self/exe: the workspace chose the launcher", got)
-	}
-	// Nor under read-only: an earlier call may have written it.
-	if got := launcher(Spec{Workspace: ws, ReadOnly: true}); got != "/proc/self/exe" {
-		t.Errorf("read-only: launcher = %s, want /proc/self/exe", got)
-	}
-	outside := filepath.Join(t.TempDir(), "quiver-sandbox")
-	if err := os.WriteFile(outside, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(LauncherEnv, outside)
-	if got := launcher(Spec{Workspace: ws}); got != outside {
-		t.Errorf("launcher = %s, want the operator's %s", got, outside)
-	}
-}
-
 // FuzzMayWrite: whatever the spelling, a path that names something in the
 // workspace is writable, and one that names something in a tree with no
 // link into the workspace is not.
