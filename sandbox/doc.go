@@ -151,6 +151,12 @@
 //     browsers' sandboxes need them): inside one a process gets
 //     capabilities over namespaces of its own only, Landlock still forbids
 //     it every mount, and the mounts it inherited stay locked.
+//   - A protected path that is a symbolic link, or lies beyond one, is
+//     pinned: the link is mounted over itself (open_tree and move_mount,
+//     which do not follow it), so it can be neither removed nor renamed,
+//     and what it points to is protected in turn, through chains and out
+//     of the workspace. A link whose target is missing where a confined
+//     process could create it refuses the start.
 //   - A protected path that does not exist when the process starts cannot
 //     be mounted over: a process may create quiver.toml or .quiver/ where
 //     there were none. Quiver creates an empty .git/hooks when .git exists

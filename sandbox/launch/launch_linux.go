@@ -283,27 +283,7 @@ func (p *Spec) protectPaths() error {
 	slices.SortFunc(paths, func(a, b string) int { return len(a) - len(b) })
 	pinned := map[string]bool{}
 	for _, path := range paths {
-		root := p.writableRootOf(path)
-		if root == "" {
-			continue // not writable in the first place
-		}
-		if _, err := os.Lstat(path); err != nil {
-			continue
-		}
-		for _, dir := range between(root, path) {
-			if pinned[dir] {
-				continue
-			}
-			pinned[dir] = true
-			if err := bindSelf(dir, false, ""); err != nil {
-				return err
-			}
-		}
-		if pinned[path] {
-			continue // already read-only as part of a protected parent
-		}
-		pinned[path] = true
-		if err := bindSelf(path, true, ""); err != nil {
+		if err := p.protectPath(path, pinned, 0); err != nil {
 			return err
 		}
 	}
