@@ -154,7 +154,7 @@ func (tk *Toolkit) pipeline(ctx context.Context, c *call) (tool.Result, error) {
 		return tool.Result{}, err
 	}
 	c.parsed = m
-	if err := tk.decide(c); err != nil {
+	if err := tk.decide(ctx, c); err != nil {
 		return tool.Result{}, err
 	}
 	if err := tk.approve(ctx, c); err != nil {
@@ -285,7 +285,7 @@ func inputSchema(t *tool.Tool) (in *jsonschema.Schema, err error) {
 
 // decide applies the call-level rules to what the call acts on, each path
 // as written and as it resolves inside the workspace.
-func (tk *Toolkit) decide(c *call) error {
+func (tk *Toolkit) decide(ctx context.Context, c *call) error {
 	if c.tool.Subjects != nil {
 		subjects, err := c.tool.Subjects(c.args)
 		if err != nil {
@@ -294,6 +294,15 @@ func (tk *Toolkit) decide(c *call) error {
 		if c.subjects, err = policy.ResolveSubjects(tk.ws, subjects); err != nil {
 			return err
 		}
+	}
+	if c.tool.Reaches != nil {
+		// Where the call sends its data, when its arguments do not say
+		// (web_search's engine): known from the toolkit's configuration.
+		reached, err := c.tool.Reaches(ctx, tool.NewContext(c.ID, c.tool.Name, tk.logger, tk.shared), c.args)
+		if err != nil {
+			return err
+		}
+		c.subjects = append(c.subjects, reached...)
 	}
 	c.risk = c.tool.RiskOf(c.args)
 	c.verdict = tk.policy.Decide(c.tool, c.subjects, c.risk)

@@ -202,6 +202,9 @@ func (tk *Toolkit) setDefaults() error {
 	// Absolute protected paths (the config in use) are matched in the form
 	// subjects take, relative to this workspace; the sandbox gets both.
 	tk.policy = tk.policy.InWorkspace(tk.ws)
+	// One list of allowed hosts: the processes' network and the web tools'
+	// unasked hosts are both [sandbox] network.
+	tk.policy = tk.policy.WithNetwork(tk.boxConfig.Network)
 	return tk.newSandbox()
 }
 

@@ -65,10 +65,10 @@ type specTools struct {
 // are written.
 func decode(data []byte, c *Config) error {
 	if !specForm(data) {
-		return toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(c)
+		return toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().EnableUnmarshalerInterface().Decode(c)
 	}
 	var doc specDoc
-	if err := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(&doc); err != nil {
+	if err := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().EnableUnmarshalerInterface().Decode(&doc); err != nil {
 		return err
 	}
 	*c = doc.Config

@@ -46,9 +46,38 @@ func SuggestRule(toolName string, subjects []tool.Subject) string {
 			}
 		case tool.SubjectPath:
 			return toolName + "(" + cleanSubjectPath(s.Value) + ")"
+		case tool.SubjectURL:
+			return toolName + "(domain:" + commonDomain(subjects) + ")"
 		}
 	}
 	return toolName
+}
+
+// commonDomain is the domain every URL subject's host lies in, when they
+// share one of two labels or more (html.duckduckgo.com and
+// api.duckduckgo.com: duckduckgo.com), else the first host.
+func commonDomain(subjects []tool.Subject) string {
+	var common []string
+	first := ""
+	for _, s := range subjects {
+		if s.Kind != tool.SubjectURL {
+			continue
+		}
+		labels := strings.Split(urlHost(s.Value), ".")
+		if first == "" {
+			first, common = strings.Join(labels, "."), labels
+			continue
+		}
+		n := 0
+		for n < len(common) && n < len(labels) && common[len(common)-1-n] == labels[len(labels)-1-n] {
+			n++
+		}
+		common = common[len(common)-n:]
+	}
+	if len(common) >= 2 {
+		return strings.Join(common, ".")
+	}
+	return first
 }
 
 // SuggestArgvRule is [SuggestRule] for a tool that runs a command template

@@ -9,10 +9,11 @@ import (
 
 // hits is what one call matched: the input of the decision table.
 type hits struct {
-	deny, ask string // the first deny / ask rule a subject matches
-	allow     string // the allow rules that together cover the call
-	bySpec    bool   // allow came from specifier rules
-	protected string // the protected path a writing call touches
+	deny, ask string   // the first deny / ask rule a subject matches
+	allow     string   // the allow rules that together cover the call
+	bySpec    bool     // allow came from specifier rules
+	protected string   // the protected path a writing call touches
+	egress    []string // the hosts the call sends data to that the network list does not allow
 }
 
 // verdict is the decision table of the package documentation, row by row:
@@ -40,8 +41,10 @@ func (p *Policy) verdict(t *tool.Tool, risk tool.Risk, h hits) Verdict {
 		v = Verdict{Decision: Allow, Rule: "allow: " + h.allow, BySpecifier: h.bySpec}
 	case named && byTools == Allow:
 		v = Verdict{Decision: Allow, Rule: toolsRule()}
-	case p.def != Deny && risk == tool.RiskLow:
+	case p.def != Deny && risk == tool.RiskLow && len(h.egress) == 0:
 		v = Verdict{Decision: Allow, Rule: "default for low-risk tools", ByLowRisk: true}
+	case len(h.egress) > 0:
+		v = p.egressVerdict(h.egress)
 	default:
 		v = Verdict{Decision: p.def, Rule: "default = " + string(p.def)}
 	}
@@ -88,6 +91,7 @@ func (p *Policy) match(t *tool.Tool, subjects []tool.Subject, risk tool.Risk) hi
 	if r, bySpec, ok := p.allowedBy(t.Name, subjects, cmds); ok {
 		h.allow, h.bySpec = r, bySpec
 	}
+	h.egress = p.egress(subjects)
 	if t.MayChangeFiles(risk) {
 		for _, s := range subjects {
 			if s.Kind != tool.SubjectPath {
@@ -165,13 +169,19 @@ func (p *Policy) Offer(t *tool.Tool) Offer {
 	if t.CallRisk != nil {
 		risks = []tool.Risk{tool.RiskLow, tool.RiskHigh}
 	}
+	egress := [][]string{nil}
+	if p.mayReachUnlisted(t) {
+		egress = append(egress, []string{"a host [sandbox] network does not list"})
+	}
 	for _, risk := range risks {
 		for _, d := range choices[0] {
 			for _, a := range choices[1] {
 				for _, l := range choices[2] {
-					v := p.verdict(t, risk, hits{deny: d, ask: a, allow: l})
-					if v.Decision != o.Decision && !slices.Contains(o.Some, v.Decision) {
-						o.Some = append(o.Some, v.Decision)
+					for _, e := range egress {
+						v := p.verdict(t, risk, hits{deny: d, ask: a, allow: l, egress: e})
+						if v.Decision != o.Decision && !slices.Contains(o.Some, v.Decision) {
+							o.Some = append(o.Some, v.Decision)
+						}
 					}
 				}
 			}

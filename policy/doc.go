@@ -24,7 +24,9 @@
 //	6    allow rules cover the call (a bare one, or
 //	     specifier rules that together cover every subject)     allow
 //	7    [policy.tools] names the tool "allow"                  allow
-//	8    the call is low-risk and default is not "deny"         allow
+//	8    the call is low-risk, sends nothing to a host
+//	     [sandbox] network does not list, and default is not
+//	     "deny"                                                 allow
 //	9    otherwise                                              default
 //	then a call that writes a protected path and came out
 //	     allow (or ask) is asked about, naming the path         ask
@@ -34,6 +36,23 @@
 // without arguments: a tool every call of which comes out deny (rows 1–3 for
 // every call, or row 9 with default = "deny" and no rule naming it) is
 // refused before its arguments are looked at and is not offered to models.
+//
+// # Data does not leave unasked
+//
+// An agent that holds private data (the workspace), reads untrusted content
+// (a web page, an issue, a README) and has a way out (a request to any
+// host) can be steered by what it reads into sending the data out: the
+// "lethal trifecta". Reads stay free; the way out is gated. A call whose
+// URL subjects name a host that [sandbox] network does not list
+// ([Policy.WithNetwork], [sandbox.Network]) is not passed by row 8: it gets
+// the default, ask unless the operator changed it, with a rule naming the
+// host and the setting. web_search names its engine's address, query
+// included, as its subject (tool.Tool.Reaches): the query is the data.
+// [Policy.URLGate] holds every redirect hop to the same list. The list is
+// the one processes get the network by, so allowing a host is one setting;
+// "*" (network = true) restores seed 002's rating of the web tools as
+// low-risk. Claude Code asks per domain for WebFetch; Codex keeps commands
+// offline; Quiver does both by default.
 //
 // # Paths
 //

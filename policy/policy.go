@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -71,6 +72,7 @@ type Policy struct {
 	tools            map[string]Decision
 	scope            WriteScope
 	protected        []protectedPath
+	network          sandbox.Network // the hosts calls may send data to unasked (egress.go)
 }
 
 // New compiles cfg. An invalid rule or decision is an error naming it.
@@ -138,6 +140,10 @@ type Verdict struct {
 	// Protected is the protected path that made a writing call ask: no allow
 	// rule would pass such a call, so none is suggested.
 	Protected string
+	// Hosts are the hosts the call sends data to that [sandbox] network
+	// does not list, when that is why it was asked about (egress.go): a
+	// person who approves the call approves sending to them.
+	Hosts []string
 }
 
 // allowedBy reports whether the allow list covers the call: a bare rule for

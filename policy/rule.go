@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -113,19 +114,15 @@ func (r Rule) matchesSubject(s tool.Subject) bool {
 	return false
 }
 
-// hostMatches reports whether rawURL's host is host or a subdomain of it;
-// "*.example.com" names subdomains only.
-func hostMatches(rawURL, host string) bool {
-	u, err := url.Parse(rawURL)
+// hostMatches reports whether rawURL's host is named by pattern, as the
+// network list matches hosts ([sandbox.HostMatches]): the host or a
+// subdomain of it; "*.example.com" names subdomains only.
+func hostMatches(rawURL, pattern string) bool {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil || u.Hostname() == "" {
 		return false
 	}
-	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	host = strings.ToLower(host)
-	if sub, ok := strings.CutPrefix(host, "*."); ok {
-		return strings.HasSuffix(h, "."+sub)
-	}
-	return h == host || strings.HasSuffix(h, "."+host)
+	return sandbox.HostMatches(u.Hostname(), pattern)
 }
 
 // matchesCommand matches a command specifier against one simple command.

@@ -17,6 +17,10 @@ import (
 //     rule asked about it ([policy.tools] web_fetch = "ask" asks about
 //     every fetch, and whoever approved one approved where it leads; a
 //     domain an ask rule names was never shown to anybody);
+//   - a host the network list does not allow ([Policy.WithNetwork]) asks,
+//     and so is refused, unless a person approved sending this call's data
+//     to that very host: a redirect from a listed host to another, or from
+//     an approved host to another, is refused;
 //   - an allow lets it through, so with default = "deny" and only
 //     web_fetch(domain:docs.example) allowed, a redirect elsewhere is
 //     refused as well.
@@ -39,7 +43,7 @@ func (g *urlGate) CheckURL(_ context.Context, rawURL string) error {
 	switch {
 	case hop.Decision == Deny:
 		return urlRefused(rawURL, hop.Rule, "")
-	case hop.Decision == Ask && !(g.approved && hop.Rule == g.verdict.Rule):
+	case hop.Decision == Ask && !(g.approved && (hop.Rule == g.verdict.Rule || approvedHosts(hop, g.verdict))):
 		return urlRefused(rawURL, hop.Rule, "; nobody was asked about it: fetch it as a call of its own to be asked")
 	}
 	return nil

@@ -21,7 +21,7 @@ func BenchmarkStart(b *testing.B) {
 		{"workspace-write", sandbox.WorkspaceWrite, false},
 		{"workspace-write+network", sandbox.WorkspaceWrite, true},
 	} {
-		p, err := sandbox.New(bc.mode, ws, sandbox.Config{Network: bc.network}, sandbox.StandardProtected)
+		p, err := sandbox.New(bc.mode, ws, netConfig(bc.network), sandbox.StandardProtected)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -37,4 +37,11 @@ func BenchmarkStart(b *testing.B) {
 			}
 		})
 	}
+}
+
+func netConfig(on bool) sandbox.Config {
+	if on {
+		return sandbox.Config{Network: sandbox.AnyHost}
+	}
+	return sandbox.Config{}
 }

@@ -16,7 +16,9 @@
 //	unrestricted     no confinement: the explicit opt-out, for hosts that
 //	                 bring their own isolation (a container)
 //
-// Under the first two, the network is off unless the operator turns it on,
+// Under the first two, the network is off unless the operator allows every
+// host ([Network]: [sandbox] network = true; a list of names keeps
+// processes offline until a proxy filters their connections by name),
 // and the protected paths inside the workspace (the config in use, .quiver/,
 // .git/hooks, .git/config and the operator's list) stay read-only.
 //

@@ -44,8 +44,10 @@ type Config struct {
 	// that isolate Quiver themselves (a container). The write scope still
 	// binds Quiver's own file tools.
 	Disabled bool `toml:"disabled"`
-	// Network lets confined processes reach the network.
-	Network bool `toml:"network"`
+	// Network is the list of hosts calls may send data to (see [Network]):
+	// the web tools' unasked hosts and, when it allows every host, the
+	// network of confined processes.
+	Network Network `toml:"network"`
 	// WritableRoots are further directories confined processes may write
 	// under workspace-write (a GOCACHE, say). Relative paths are relative to
 	// the workspace; ~ is the home directory.
@@ -116,7 +118,7 @@ func New(mode Mode, workspace string, cfg Config, protected []string) (*Profile,
 	if real, err := filepath.EvalSymlinks(ws); err == nil {
 		ws = real
 	}
-	p := &Profile{Mode: mode, Off: cfg.Disabled, Workspace: ws, Network: cfg.Network}
+	p := &Profile{Mode: mode, Off: cfg.Disabled, Workspace: ws, Network: cfg.Network.All()}
 	for _, r := range cfg.WritableRoots {
 		abs, err := absUnder(ws, r)
 		if err != nil {

@@ -20,6 +20,7 @@ type funcConfig struct {
 	annotations Annotations
 	adjust      []func(*jsonschema.Schema)
 	subjects    func(json.RawMessage) ([]Subject, error)
+	reaches     func(context.Context, Context, json.RawMessage) ([]Subject, error)
 	callRisk    func(json.RawMessage) Risk
 	// the policy properties of [Tool] of the same names
 	readOnlyWhenLowRisk bool
@@ -57,6 +58,20 @@ func WithSubjects[In any](fn func(In) []Subject) Option {
 				return nil, err
 			}
 			return fn(in), nil
+		}
+	}
+}
+
+// WithReaches names the URLs a call sends data to that its input does not
+// spell ([Tool].Reaches): web_search's engine. fn gets the decoded input.
+func WithReaches[In any](fn func(ctx context.Context, tc Context, in In) ([]Subject, error)) Option {
+	return func(c *funcConfig) {
+		c.reaches = func(ctx context.Context, tc Context, raw json.RawMessage) ([]Subject, error) {
+			in, err := decode[In](raw)
+			if err != nil {
+				return nil, err
+			}
+			return fn(ctx, tc, in)
 		}
 	}
 }
@@ -151,6 +166,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, tc
 		Risk:        cfg.risk,
 		Annotations: cfg.annotations,
 		Subjects:    cfg.subjects,
+		Reaches:     cfg.reaches,
 		CallRisk:    cfg.callRisk,
 
 		ReadOnlyWhenLowRisk: cfg.readOnlyWhenLowRisk,

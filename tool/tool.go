@@ -70,6 +70,14 @@ type Tool struct {
 	// given validated arguments. Nil means the tool has no subjects.
 	Subjects func(args json.RawMessage) ([]Subject, error)
 
+	// Reaches, when set, names the URLs a call sends data to that its
+	// arguments do not spell: web_search sends its query to the search
+	// engine the host configured. The pipeline adds them to the call's
+	// subjects, so that the policy decides on where the data goes. It is
+	// given validated arguments and a Context that resolves the toolkit's
+	// shared dependencies and overrides (not the per-call ones).
+	Reaches func(ctx context.Context, tc Context, args json.RawMessage) ([]Subject, error)
+
 	// CallRisk, when set, classifies one call; it overrides Risk for that call
 	// (exec_command rates `git status` low and `rm` high). It is given
 	// validated arguments. A rating is not a promise that the call leaves

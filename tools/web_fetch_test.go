@@ -406,12 +406,12 @@ func TestWebFetchNamesTheLimitItRanInto(t *testing.T) {
 	})
 	t.Run("web_search: a backend that never answers", func(t *testing.T) {
 		cfg := WebConfig{SearchURL: srv.URL + "/slow", Timeout: 200 * time.Millisecond}
-		_, err := tooltest.Call(context.Background(), newWebSearch(), webScope(cfg), `{"query": "q"}`)
+		_, err := webSearchCall(t, cfg, `{"query": "q"}`)
 		wantToolError(t, err, tool.CodeTimeout, "asking the search backend ran into web_search's limit of 200ms for one call")
 	})
 	t.Run("web_search: the connect limit", func(t *testing.T) {
 		cfg := WebConfig{SearchURL: silent, Timeout: time.Minute, ConnectTimeout: 100 * time.Millisecond}
-		_, err := tooltest.Call(context.Background(), newWebSearch(), webScope(cfg), `{"query": "q"}`)
+		_, err := webSearchCall(t, cfg, `{"query": "q"}`)
 		wantToolError(t, err, tool.CodeTimeout, "no connection within the connect limit of 100ms")
 	})
 }

@@ -117,7 +117,7 @@ func TestWebFetchHoldsEveryRedirectToThePolicy(t *testing.T) {
 			"  " + local + "/padded", tool.CodeToolNotAllowed, "refused by policy", "/padded"},
 		{"under default deny, a redirect off the allowed domain is refused",
 			policy.Config{Default: policy.Deny, Allow: []string{"web_fetch(domain:127.0.0.1)"}}, approve.Deny,
-			srv.via(local + "/elsewhere"), tool.CodeToolNotAllowed, "refused by policy (default = deny)", "/elsewhere"},
+			srv.via(local + "/elsewhere"), tool.CodeToolNotAllowed, "refused by policy (default = deny: the call sends data to localhost", "/elsewhere"},
 		{"a hop an ask rule names was never shown to anybody",
 			policy.Config{Default: policy.Allow, Ask: []string{"web_fetch(domain:localhost)"}}, approve.Auto,
 			srv.via(local + "/asked"), tool.CodeToolNotAllowed, "nobody was asked about it", "/asked"},

@@ -74,7 +74,44 @@ func newWebSearch() *tool.Tool {
 	return tool.Func("web_search", webSearchDescription, webSearch,
 		tool.InProcess(),
 		tool.WithRisk(tool.RiskLow),
-		tool.WithAnnotations(tool.Annotations{ReadOnly: true, OpenWorld: true}))
+		tool.WithAnnotations(tool.Annotations{ReadOnly: true, OpenWorld: true}),
+		tool.WithReaches(webSearchReaches))
+}
+
+// webSearchReaches names the engine's addresses, with the query in them:
+// the query is the data a search sends, and the engine's host is where it
+// goes, so the policy decides on those hosts as it decides on web_fetch's.
+func webSearchReaches(ctx context.Context, tc tool.Context, in WebSearchInput) ([]tool.Subject, error) {
+	cfg, err := tool.Resolve(ctx, tc, WebConfigKey)
+	if err != nil {
+		return nil, err
+	}
+	urls, err := searchURLs(cfg, strings.TrimSpace(in.Query))
+	if err != nil {
+		return nil, err
+	}
+	subjects := make([]tool.Subject, len(urls))
+	for i, u := range urls {
+		subjects[i] = tool.Subject{Kind: tool.SubjectURL, Value: u}
+	}
+	return subjects, nil
+}
+
+// searchURLs are the addresses a search for query asks: the operator's
+// SearXNG endpoint, or DuckDuckGo's results page and Instant Answer API.
+func searchURLs(cfg WebConfig, query string) ([]string, error) {
+	if cfg.SearchURL != "" {
+		u, err := searchRequestURL(cfg.SearchURL, query)
+		if err != nil {
+			return nil, tool.Errorf(tool.CodeExecutionFailed, "web_search: [web] search_url %q: %w", cfg.SearchURL, err)
+		}
+		return []string{u}, nil
+	}
+	htmlURL, apiURL, err := ddgEndpoints(cfg.DuckDuckGoURL)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeExecutionFailed, "web_search: [web] duckduckgo_url: %w", err)
+	}
+	return []string{ddgPageURL(htmlURL, query), ddgInstantURL(apiURL, query)}, nil
 }
 
 // searxResponse is the part of a SearXNG JSON answer web_search reads.
@@ -98,11 +135,15 @@ func webSearch(ctx context.Context, tc tool.Context, in WebSearchInput) (*WebSea
 	}
 	ctx, cancel, deadline := webDeadline(ctx, "web_search", cfg.Timeout)
 	defer cancel()
+	gate, err := tool.Resolve(ctx, tc, tool.URLGateKey)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeToolNotAllowed, "web_search asks its engine only under the toolkit's URL gate (its policy), and none is provided; nothing was sent")
+	}
 	search, backend := duckDuckGoSearch, "DuckDuckGo"
 	if cfg.SearchURL != "" {
 		search, backend = searxSearch, "the search backend"
 	}
-	out, err := search(ctx, cfg, query)
+	out, err := search(ctx, cfg, gate, query)
 	if err != nil {
 		var te *tool.Error
 		switch {
@@ -122,12 +163,12 @@ func webSearch(ctx context.Context, tc tool.Context, in WebSearchInput) (*WebSea
 }
 
 // searxSearch asks the operator's SearXNG-compatible endpoint.
-func searxSearch(ctx context.Context, cfg WebConfig, query string) (*WebSearchOutput, error) {
+func searxSearch(ctx context.Context, cfg WebConfig, gate tool.URLGate, query string) (*WebSearchOutput, error) {
 	endpoint, err := searchRequestURL(cfg.SearchURL, query)
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "web_search: [web] search_url %q: %w", cfg.SearchURL, err)
 	}
-	body, _, err := getSearch(ctx, endpoint, "application/json", cfg)
+	body, _, err := getSearch(ctx, endpoint, "application/json", cfg, gate)
 	if err != nil {
 		return nil, fmt.Errorf("the search backend: %w", err)
 	}
@@ -166,7 +207,12 @@ func searchRequestURL(base, query string) (string, error) {
 // The operator configured the backend (or left the public DuckDuckGo), so
 // it may be on a private network and is not held to web_fetch's address
 // check. A status other than 200 is an error quoting the first bytes.
-func getSearch(ctx context.Context, endpoint, accept string, cfg WebConfig) ([]byte, string, error) {
+func getSearch(ctx context.Context, endpoint, accept string, cfg WebConfig, gate tool.URLGate) ([]byte, string, error) {
+	// The query leaves with the request: the engine's host, and every host
+	// it redirects to, are held to the policy as web_fetch's are.
+	if err := gate.CheckURL(ctx, endpoint); err != nil {
+		return nil, "", err
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
 	if err != nil {
 		return nil, "", err
@@ -176,7 +222,13 @@ func getSearch(ctx context.Context, endpoint, accept string, cfg WebConfig) ([]b
 	transport := webTransport(cfg, nil)
 	transport.Proxy = http.ProxyFromEnvironment
 	defer transport.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: transport}).Do(req)
+	client := &http.Client{Transport: transport, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) > webMaxRedirects {
+			return fmt.Errorf("stopped after %d redirects", webMaxRedirects)
+		}
+		return gate.CheckURL(req.Context(), req.URL.String())
+	}}
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, "", err
 	}

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"golang.org/x/net/html"
+
+	"github.com/quiverkit/quiver/tool"
 )
 
 // DuckDuckGo is web_search's backend when the operator has set no
@@ -56,6 +58,17 @@ func ddgEndpoints(base string) (htmlURL, apiURL string, err error) {
 	return root + "/html/", root + "/", nil
 }
 
+// ddgPageURL is the results page's address for query.
+func ddgPageURL(endpoint, query string) string {
+	return endpoint + "?" + url.Values{"q": {query}}.Encode()
+}
+
+// ddgInstantURL is the Instant Answer API's address for query.
+func ddgInstantURL(endpoint, query string) string {
+	q := url.Values{"q": {query}, "format": {"json"}, "no_html": {"1"}, "no_redirect": {"1"}, "skip_disambig": {"1"}}
+	return endpoint + "?" + q.Encode()
+}
+
 // ddgAnswer is one endpoint's share of the merged answer.
 type ddgAnswer struct {
 	answer   string            // a direct answer ("1 + 1 = 2"), Instant Answer only
@@ -66,15 +79,15 @@ type ddgAnswer struct {
 	err      error
 }
 
-func duckDuckGoSearch(ctx context.Context, cfg WebConfig, query string) (*WebSearchOutput, error) {
+func duckDuckGoSearch(ctx context.Context, cfg WebConfig, gate tool.URLGate, query string) (*WebSearchOutput, error) {
 	htmlURL, apiURL, err := ddgEndpoints(cfg.DuckDuckGoURL)
 	if err != nil {
 		return nil, fmt.Errorf("[web] duckduckgo_url: %w", err)
 	}
 	var page, instant ddgAnswer
 	var wg sync.WaitGroup
-	wg.Go(func() { page = ddgResultsPage(ctx, cfg, htmlURL, query) })
-	wg.Go(func() { instant = ddgInstantAnswer(ctx, cfg, apiURL, query) })
+	wg.Go(func() { page = ddgResultsPage(ctx, cfg, gate, htmlURL, query) })
+	wg.Go(func() { instant = ddgInstantAnswer(ctx, cfg, gate, apiURL, query) })
 	wg.Wait()
 	return mergeDuckDuckGo(query, page, instant)
 }
@@ -109,8 +122,8 @@ func mergeDuckDuckGo(query string, page, instant ddgAnswer) (*WebSearchOutput, e
 }
 
 // ddgResultsPage asks the HTML results page and parses it.
-func ddgResultsPage(ctx context.Context, cfg WebConfig, endpoint, query string) ddgAnswer {
-	body, status, err := getSearch(ctx, endpoint+"?"+url.Values{"q": {query}}.Encode(), "text/html", cfg)
+func ddgResultsPage(ctx context.Context, cfg WebConfig, gate tool.URLGate, endpoint, query string) ddgAnswer {
+	body, status, err := getSearch(ctx, ddgPageURL(endpoint, query), "text/html", cfg, gate)
 	if err != nil {
 		return ddgAnswer{err: fmt.Errorf("DuckDuckGo's results page: %w", err)}
 	}
@@ -249,9 +262,8 @@ type ddgTopic struct {
 // ddgInstantAnswer asks the Instant Answer API. An answer with every field
 // empty is an honest "nothing instant" (most queries), not an error; an
 // answer that is not the API's JSON object is.
-func ddgInstantAnswer(ctx context.Context, cfg WebConfig, endpoint, query string) ddgAnswer {
-	q := url.Values{"q": {query}, "format": {"json"}, "no_html": {"1"}, "no_redirect": {"1"}, "skip_disambig": {"1"}}
-	body, status, err := getSearch(ctx, endpoint+"?"+q.Encode(), "application/json", cfg)
+func ddgInstantAnswer(ctx context.Context, cfg WebConfig, gate tool.URLGate, endpoint, query string) ddgAnswer {
+	body, status, err := getSearch(ctx, ddgInstantURL(endpoint, query), "application/json", cfg, gate)
 	if err != nil {
 		return ddgAnswer{err: fmt.Errorf("DuckDuckGo's Instant Answer API: %w", err)}
 	}

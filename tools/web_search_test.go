@@ -44,7 +44,15 @@ func searxServer(t *testing.T, got *[]string) *httptest.Server {
 
 func webSearchCall(t *testing.T, cfg WebConfig, args string) (*WebSearchOutput, error) {
 	t.Helper()
-	res, err := tooltest.Call(context.Background(), newWebSearch(), webScope(cfg), args)
+	ws := newWebSearch()
+	raw, err := tooltest.Validate(ws, args)
+	if err != nil {
+		return nil, err
+	}
+	scope := tool.NewScope(nil, webScope(cfg))
+	defer scope.Close()
+	scope.Provide(tool.URLGateKey.ID, allowAllURLs)
+	res, err := ws.Execute(context.Background(), tool.NewContext("call_test", ws.Name, nil, scope), raw)
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,9 @@ func (a *app) processSandbox(cfg *config.Config, dir string, network bool) (*san
 		dir = "."
 	}
 	sc := cfg.Sandbox
-	sc.Network = sc.Network || network
+	if network { // this server's own setting: every host, as [sandbox] network = true
+		sc.Network = sandbox.AnyHost
+	}
 	protected := sandbox.StandardProtected
 	if cfg.Path != "" {
 		if abs, err := filepath.Abs(cfg.Path); err == nil {
