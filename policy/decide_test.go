@@ -38,7 +38,7 @@ func TestOrderOfDecision(t *testing.T) {
 		{"6: an allow rule beats the deny default", Config{Default: Deny, Allow: []string{"write_file(src/**)"}}, WorkspaceWrite, "src/a", Allow, "allow: write_file(src/**)"},
 		{"7: a tools allow beats the ask default", Config{Default: Ask, Tools: tools(Allow)}, WorkspaceWrite, "a", Allow, "tools.write_file = allow"},
 		{"9: the default decides the rest", Config{Default: Ask}, WorkspaceWrite, "a", Ask, "default = ask"},
-		{"protection turns an allow into an ask", Config{Default: Allow}, WorkspaceWrite, ".git/config", Ask, "protected path .git/config (writing it always asks)"},
+		{"protection turns an allow into an ask", Config{Default: Allow}, WorkspaceWrite, ".git/config", Ask, "protected path .git (writing it always asks)"},
 		{"protection names itself over an ask rule", Config{Ask: []string{"write_file"}}, WorkspaceWrite, ".quiver/tools/x", Ask, "protected path .quiver (writing it always asks)"},
 		{"protection never lowers a deny default", Config{Default: Deny}, WorkspaceWrite, ".git/config", Deny, "default = deny"},
 		{"protection never lowers a deny rule", Config{Default: Allow, Deny: []string{"write_file(.git/**)"}}, WorkspaceWrite, ".git/hooks/x", Deny, "deny: write_file(.git/**)"},
@@ -69,9 +69,11 @@ func TestProtectedMatching(t *testing.T) {
 		{".git/config", true}, {".git/hooks", true}, {".git/hooks/pre-commit", true}, {".quiver", true},
 		{".quiver/tools/a/b", true}, {"quiver.toml", true}, {"conf/team.toml", true}, {"deploy", true},
 		{"deploy/a/b.yml", true}, {"key.pem", true}, {"ci/a.yml", true},
-		{".git/config.bak", false}, {".git/hooksx", false}, {".git/objects/ab", false}, {".quiverx", false},
-		{"src/quiver.toml", false}, {"deployment/x", false}, {"ci/c.yml", false}, {"sub/key.pem", false},
-		{".git", false}, {".", false},
+		{".git/config.bak", true}, {".git/hooksx", true}, {".git/objects/ab", true}, {".git/commondir", true},
+		{".git/objects/info/alternates", true}, {".git", true}, {"sub/.git", true}, {"a/b/.git/config", true},
+		{".quiverx", false}, {"src/quiver.toml", false}, {"deployment/x", false}, {"ci/c.yml", false},
+		{"sub/key.pem", false}, {".gitignore", false}, {".github/x", false}, {"a/.git-x/config", false},
+		{".gitmodules", false}, {".", false},
 	}
 	for _, c := range cases {
 		_, got := p.protects(c.path)

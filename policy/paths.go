@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -60,7 +61,15 @@ func ResolveSubjects(r Resolver, subjects []tool.Subject) ([]tool.Subject, error
 func (p *Policy) InWorkspace(r Resolver) *Policy {
 	q := *p
 	q.protected = append([]protectedPath(nil), p.protected...)
-	for _, e := range p.protected {
+	abs := p.protected
+	if d, ok := r.(interface{ Dir() string }); ok {
+		// A .git file points to the git directory git reads: protect it
+		// where it lies in the workspace, whatever it is called.
+		for _, g := range sandbox.GitDirs(d.Dir()) {
+			abs = append(abs, protectedPath{pattern: filepath.ToSlash(g), literal: true})
+		}
+	}
+	for _, e := range abs {
 		if !e.literal || !filepath.IsAbs(filepath.FromSlash(e.pattern)) {
 			continue
 		}

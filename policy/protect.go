@@ -107,6 +107,9 @@ func (p *Policy) ProtectedPaths() []string {
 // slash path, or absolute) is protected, and by which entry.
 func (p *Policy) protects(s string) (string, bool) {
 	s = foldCase(s)
+	if inGitDir(s) {
+		return gitDir, true
+	}
 	for _, e := range p.protected {
 		pat := foldCase(e.pattern)
 		if e.literal {
@@ -130,4 +133,20 @@ func foldCase(s string) string {
 		return strings.ToLower(s)
 	}
 	return s
+}
+
+// gitDir is git's metadata directory, or the file that points to one.
+const gitDir = ".git"
+
+// inGitDir reports whether the path s (folded as foldCase does) is a .git
+// entry, or lies beneath one, at any depth: a nested repository's config
+// and hooks run programs in the user's git as the workspace's own do (git
+// status enters a submodule; a .git file can send git anywhere).
+func inGitDir(s string) bool {
+	for _, seg := range strings.Split(s, "/") {
+		if seg == gitDir {
+			return true
+		}
+	}
+	return false
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,11 +112,9 @@ func unavailable(err error) error {
 var launcherProbes sync.Map // launcher path -> error
 
 func (p *Profile) wrap(cmd *exec.Cmd) error {
-	if p.Mode == WorkspaceWrite {
-		p.ensureHooksDir()
-	}
 	s := p.spec()
-	s.Protected = expandGlobs(p.Protected)
+	s.Protected = p.protectedNow()
+	s.Exec = p.execOnly
 	if l := launch.LauncherOf(s); l != "/proc/self/exe" {
 		probed, _ := launcherProbes.LoadOrStore(l, sync.OnceValue(func() error { return runProbe(s, probeWith) }))
 		if err := probed.(func() error)(); err != nil {
@@ -179,16 +176,4 @@ func expandGlobs(paths []string) []string {
 		out = append(out, matches...)
 	}
 	return out
-}
-
-// ensureHooksDir creates an empty .git/hooks in the workspace when .git
-// exists without one: a protected path that does not exist cannot be
-// mounted over, and a hooks directory a confined process created would run
-// its hooks in the user's next, unconfined, git commit.
-func (p *Profile) ensureHooksDir() {
-	git := filepath.Join(p.Workspace, ".git")
-	if fi, err := os.Lstat(git); err != nil || !fi.IsDir() {
-		return
-	}
-	os.Mkdir(filepath.Join(git, "hooks"), 0o755) // exists already, most often
 }

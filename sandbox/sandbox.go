@@ -82,8 +82,16 @@ type Profile struct {
 	// program directories (see systemReadable). nil leaves reads open.
 	Readable []string
 
-	noProcess bool // see NoProcess
+	noProcess bool     // see NoProcess
+	gitWrite  bool     // an approved git: see ForProgram
+	execOnly  []string // a read-only git: see ForProgram
+	// readOnlyAsked is set by With(ReadOnly), also on a profile the
+	// operator turned off: git's read-only protections apply all the same.
+	readOnlyAsked bool
 }
+
+// readOnly reports whether p was asked to be read-only.
+func (p *Profile) readOnly() bool { return p != nil && (p.Mode == ReadOnly || p.readOnlyAsked) }
 
 // ErrNoProcess is the refusal to start a process under a [Profile.NoProcess]
 // profile.
@@ -171,6 +179,7 @@ func (p *Profile) With(m Mode) *Profile {
 	if !q.Off {
 		q.Mode = m
 	}
+	q.readOnlyAsked = m == ReadOnly
 	return &q
 }
 
@@ -221,8 +230,12 @@ func For(ctx context.Context, tc tool.Context, workspace string) (*Profile, erro
 // StandardProtected are the workspace paths protected whatever the
 // configuration says, by the policy for the file tools and by the sandbox
 // for processes: they govern Quiver or run code later (the quiver.toml that
-// `quiver --root DIR` would load, script tools, git's hooks and config).
-var StandardProtected = []string{"quiver.toml", ".quiver", ".git/hooks", ".git/config", ".git/config.worktree"}
+// `quiver --root DIR` would load, script tools, and all of .git, whether a
+// directory or a file, with the git directory it points to: git reads
+// programs and locations from far more of it than config and hooks). An
+// approved git may still write what add and commit write (see
+// [Profile.ForProgram]).
+var StandardProtected = []string{"quiver.toml", ".quiver", ".git"}
 
 // UnavailableError is the refusal to run where the kernel cannot enforce a
 // profile. It names what is missing and how to opt out.
@@ -293,7 +306,14 @@ func (p *Profile) Wrap(cmd *exec.Cmd) error {
 // at its temporary directory. It applies to unconfined profiles too: every
 // git Quiver starts is protected.
 func (p *Profile) Env(env []string) []string {
-	env = GitEnv(env, p != nil && p.Mode == ReadOnly)
+	var extra [][2]string
+	switch {
+	case p.readOnly():
+		extra = gitReadOnlyConfig
+	case p != nil && p.gitWrite:
+		extra = gitWriteConfig
+	}
+	env = gitEnv(env, p.readOnly(), extra)
 	if p == nil || p.TempDir == "" {
 		return env
 	}

@@ -21,6 +21,7 @@ import (
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -166,7 +167,18 @@ const maxCapture = 16 << 20
 // start starts a checked program in the run's process group and waits for
 // it.
 func (st *runState) start(ctx context.Context, p procIO, path string, argv []string) int {
-	box := st.spec.Sandbox
+	box, argv := st.spec.Sandbox.ForProgram(path, argv)
+	guard := box.GuardGit()
+	code := st.startIn(ctx, box, p, path, argv)
+	if err := guard.Check(); err != nil {
+		fmt.Fprintf(p.stderr, "quiver: %v\n", err)
+		return max(code, 1)
+	}
+	return code
+}
+
+// startIn is start under the profile box.
+func (st *runState) startIn(ctx context.Context, box *sandbox.Profile, p procIO, path string, argv []string) int {
 	if box.Confined() && !kernelExecutable(path) {
 		// The launcher's exec would fail with ENOEXEC; run it as bash would.
 		return st.runScriptFile(ctx, p, path, argv)

@@ -139,7 +139,7 @@ func (p *Spec) restrict() error {
 	if p.Limited {
 		read = append(append(append([]string(nil), p.Readable...), systemDirs...), systemFiles...)
 	}
-	if err := add(readRights, read...); err != nil {
+	if err := p.addReadRules(add, read); err != nil {
 		return err
 	}
 	if err := add(fsReadFile|fsWriteFile|fsTruncate|fsIoctlDev, writableDevices...); err != nil {
@@ -193,4 +193,18 @@ func (p *Spec) writableRoots() []string {
 		roots = append(roots, p.TempDir)
 	}
 	return roots
+}
+
+// addReadRules grants reading read, and executing too unless p.Exec limits
+// execution to its own list. Landlock checks the execute right on the
+// program and on the ELF interpreter the kernel loads for it, so the list
+// must hold the loader of each program on it.
+func (p *Spec) addReadRules(add func(uint64, ...string) error, read []string) error {
+	if p.Exec == nil {
+		return add(readRights, read...)
+	}
+	if err := add(readRights&^fsExecute, read...); err != nil {
+		return err
+	}
+	return add(readRights, p.Exec...)
 }

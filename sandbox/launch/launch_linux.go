@@ -58,6 +58,9 @@ type Spec struct {
 	LandlockABI int      `json:"landlock_abi,omitempty"`
 	Path        string   `json:"path"` // empty: a probe, which exits 0 once confined
 	Args        []string `json:"args"`
+	// Exec, when not nil, is all the process may execute (files, and trees
+	// beneath directories); nil leaves execution open. See addReadRules.
+	Exec []string `json:"exec,omitempty"`
 }
 
 func init() {
