@@ -181,41 +181,42 @@ func resolvedPathCases() []policyCase {
 func protectedPathCases() []policyCase {
 	refused, notAllowed := tool.CodeApprovalDenied, tool.CodeToolNotAllowed
 	cases := []policyCase{
-		{name: "an approved write of a hook runs", cfg: openHouse, tool: "write_file", args: writeOf(".git/hooks/pre-push"), approve: true, asked: ".git/hooks"},
-		{name: "an allow rule does not skip the question", cfg: policy.Config{Allow: []string{"write_file"}}, tool: "write_file", args: writeOf(".git/config"), want: refused, asked: ".git/config"},
+		{name: "an approved write of a hook runs", cfg: openHouse, tool: "write_file", args: writeOf(".git/hooks/pre-push"), approve: true, asked: ".git"},
+		{name: "an allow rule does not skip the question", cfg: policy.Config{Allow: []string{"write_file"}}, tool: "write_file", args: writeOf(".git/config"), want: refused, asked: ".git"},
 		{name: "a deny rule still wins over an approver's yes", cfg: policy.Config{Default: policy.Allow, Deny: []string{"write_file(.git/**)"}},
 			tool: "write_file", args: writeOf(".git/config"), approve: true, want: notAllowed},
 		{name: "a deny default stays a deny", cfg: policy.Config{Default: policy.Deny, Allow: []string{"read_file"}}, tool: "write_file", args: writeOf(".git/config"), want: notAllowed},
 		{name: "reading a protected path is not asked about", cfg: openHouse, tool: "read_file", args: readOf(".git/config")},
 		{name: "an ordinary write is not asked about", cfg: openHouse, tool: "write_file", args: writeOf("src/new.txt")},
 		{name: "edit of .git/config asks", cfg: openHouse, tool: "edit",
-			args: map[string]any{"path": ".git/config", "old_string": "bare = false", "new_string": "fsmonitor = touch x"}, want: refused, asked: ".git/config"},
+			args: map[string]any{"path": ".git/config", "old_string": "bare = false", "new_string": "fsmonitor = touch x"}, want: refused, asked: ".git"},
 		{name: "multi_edit of .git/config asks", cfg: openHouse, tool: "multi_edit",
-			args: map[string]any{"path": ".git/config", "edits": []any{map[string]any{"old_string": "bare = false", "new_string": "fsmonitor = x"}}}, want: refused, asked: ".git/config"},
+			args: map[string]any{"path": ".git/config", "edits": []any{map[string]any{"old_string": "bare = false", "new_string": "fsmonitor = x"}}}, want: refused, asked: ".git"},
 		{name: "apply_patch adding a hook asks", cfg: openHouse, tool: "apply_patch",
-			args: patchOf("*** Add File: .git/hooks/pre-commit", "+#!/bin/sh"), want: refused, asked: ".git/hooks"},
+			args: patchOf("*** Add File: .git/hooks/pre-commit", "+#!/bin/sh"), want: refused, asked: ".git"},
 		{name: "apply_patch deleting from .git/hooks asks", cfg: openHouse, tool: "apply_patch",
-			args: patchOf("*** Delete File: .git/hooks/pre-commit.sample"), want: refused, asked: ".git/hooks"},
+			args: patchOf("*** Delete File: .git/hooks/pre-commit.sample"), want: refused, asked: ".git"},
 		{name: "apply_patch moving a file away from .quiver asks", cfg: openHouse, tool: "apply_patch",
 			args: patchOf("*** Update File: .quiver/tools/hello", "*** Move to: src/hello"), want: refused, asked: ".quiver"},
 		{name: "apply_patch moving a file into .quiver asks", cfg: openHouse, tool: "apply_patch",
 			args: patchOf("*** Update File: src/a.go", "*** Move to: .quiver/tools/a"), want: refused, asked: ".quiver"},
 		{name: "18.8: moving pre-commit.sample to pre-commit asks, and no answer refuses", cfg: openHouse, tool: "apply_patch",
-			args: patchOf("*** Update File: .git/hooks/pre-commit.sample", "*** Move to: .git/hooks/pre-commit"), want: refused, asked: ".git/hooks"},
+			args: patchOf("*** Update File: .git/hooks/pre-commit.sample", "*** Move to: .git/hooks/pre-commit"), want: refused, asked: ".git"},
 		{name: "18.8: moving pre-commit.sample to pre-commit runs when a person approves", cfg: openHouse, tool: "apply_patch",
-			args: patchOf("*** Update File: .git/hooks/pre-commit.sample", "*** Move to: .git/hooks/pre-commit"), approve: true, asked: ".git/hooks"},
+			args: patchOf("*** Update File: .git/hooks/pre-commit.sample", "*** Move to: .git/hooks/pre-commit"), approve: true, asked: ".git"},
 		{name: "exec_command may not redirect into .git/config", cfg: openHouse, tool: "exec_command",
-			args: map[string]any{"command": "echo '[core] fsmonitor = touch pwned' >> .git/config"}, refusal: ".git/config is a protected path"},
+			args: map[string]any{"command": "echo '[core] fsmonitor = touch pwned' >> .git/config"}, refusal: ".git is a protected path"},
 		{name: "exec_command may not redirect into .git/config through a link", cfg: openHouse, tool: "exec_command",
-			args: map[string]any{"command": "echo x > src/gitlink/config"}, refusal: ".git/config is a protected path"},
+			args: map[string]any{"command": "echo x > src/gitlink/config"}, refusal: ".git is a protected path"},
 		{name: "exec_command redirects into an ordinary file", cfg: openHouse, tool: "exec_command",
 			args: map[string]any{"command": "echo x >> notes.txt"}},
 	}
 	for _, p := range []struct{ path, entry string }{
-		{".git/config", ".git/config"}, {"./.git/config", ".git/config"}, {".git//config", ".git/config"},
-		{"src/../.git/config", ".git/config"}, {"src/gitlink/config", ".git/config"}, {"src/up/.git/config", ".git/config"},
-		{".git/hooks/pre-commit", ".git/hooks"}, {"src/hooks/pre-commit", ".git/hooks"}, {"src/gitlink/hooks/post-merge", ".git/hooks"},
-		{".git/config.worktree", ".git/config.worktree"}, {".quiver/tools/evil", ".quiver"}, {".quiver/settings.toml", ".quiver"},
+		{".git/config", ".git"}, {"./.git/config", ".git"}, {".git//config", ".git"},
+		{"src/../.git/config", ".git"}, {"src/gitlink/config", ".git"}, {"src/up/.git/config", ".git"},
+		{".git/hooks/pre-commit", ".git"}, {"src/hooks/pre-commit", ".git"}, {"src/gitlink/hooks/post-merge", ".git"},
+		{".git/config.worktree", ".git"}, {".git/commondir", ".git"}, {".git/objects/info/alternates", ".git"},
+		{"src/gitlink/commondir", ".git"}, {"sub/.git/config", ".git"}, {".quiver/tools/evil", ".quiver"}, {".quiver/settings.toml", ".quiver"},
 		{"quiver.toml", "quiver.toml"}, {"src/up/quiver.toml", "quiver.toml"}, {"deploy/prod.yml", "deploy"}, {"deploy/new/x.yml", "deploy"},
 	} {
 		cases = append(cases, policyCase{name: "write_file " + p.path + " asks", cfg: openHouse, tool: "write_file", args: writeOf(p.path), want: refused, asked: p.entry})
@@ -303,8 +304,8 @@ func TestProtectedRefusalSuggestsNoRule(t *testing.T) {
 	}
 	defer tk.Close()
 	_, err = tk.Invoke(context.Background(), "write_file", writeOf("src/gitlink/hooks/pre-commit"))
-	if tool.CodeOf(err) != tool.CodeApprovalDenied || !strings.Contains(err.Error(), "protected path .git/hooks") || strings.Contains(err.Error(), "allow it with the rule") {
-		t.Errorf("refusal = %v, want APPROVAL_DENIED naming .git/hooks and no rule", err)
+	if tool.CodeOf(err) != tool.CodeApprovalDenied || !strings.Contains(err.Error(), "protected path .git ") || strings.Contains(err.Error(), "allow it with the rule") {
+		t.Errorf("refusal = %v, want APPROVAL_DENIED naming .git and no rule", err)
 	}
 }
 

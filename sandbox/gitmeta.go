@@ -119,7 +119,7 @@ func (p *Profile) gitPins(write bool) []string {
 		for _, d := range repo.dirs {
 			for _, name := range gitPinnedMkdir {
 				if p.MayWrite(filepath.Join(d, name)) {
-					os.MkdirAll(filepath.Join(d, name), 0o755) // exists already, most often
+					os.Mkdir(filepath.Join(d, name), 0o755) // exists already, most often
 				}
 			}
 			for _, name := range gitPinned {
