@@ -73,6 +73,9 @@ func parseIndex(b []byte, hashLen int) (links []string, shared string, err error
 		if version >= 3 && flags&0x4000 != 0 {
 			p += 2
 		}
+		if p > end {
+			return nil, "", errIndexFormat
+		}
 		var name string
 		var next int
 		if version == 4 {
