@@ -69,8 +69,10 @@
 //
 // Some files govern Quiver or run code later: the configuration in use
 // ([Config.ConfigFiles]; quiver.toml at the workspace root always, since the
-// next `quiver --root` would load it), .quiver/ (script tools), .git/hooks,
-// .git/config and .git/config.worktree, and the operator's list
+// next `quiver --root` would load it), .quiver/ (script tools), all of .git
+// — any path with a .git component, at any depth (a nested repository's
+// config runs code in the user's git as the workspace's does), and the git
+// directory a .git file names — and the operator's list
 // ([Config.Protected], `protected = ["deploy/**"]` under [policy]). A call of
 // a tool that may change files (any tool not annotated read-only) with a
 // protected path among its subjects — apply_patch names every file it adds,

@@ -20,7 +20,47 @@
 // host ([Network]: [sandbox] network = true; a list of names keeps
 // processes offline until a proxy filters their connections by name),
 // and the protected paths inside the workspace (the config in use, .quiver/,
-// .git/hooks, .git/config and the operator's list) stay read-only.
+// all of .git and the operator's list) stay read-only.
+//
+// # Git's metadata
+//
+// git trusts everything in .git: besides config and hooks, a commondir or a
+// .git file sends it to another repository, objects/info/alternates to
+// other objects, info/attributes picks drivers, worktrees/ and modules/
+// hold further git directories, and an index entry of mode 160000 (a
+// gitlink) makes the user's next git status enter a nested repository and
+// run what its config names. So the design is Codex's, with a way for
+// commits (see gitmeta.go, gitguard.go):
+//
+//   - Every confined process finds all of .git read-only: the directory or
+//     the file, the git directory a .git file names and its common
+//     directory (resolved when each process starts, as git resolves them),
+//     and every submodule's .git (or its empty directory when it is not
+//     checked out). A whole-directory mount pins files that do not exist
+//     yet, such as commondir, and .git itself becomes a mount point that
+//     cannot be renamed or removed.
+//   - A git under workspace-write ([Profile.ForProgram]: a program named
+//     git that no confined process could have written; every such command
+//     was approved, since one the classifier calls read-only runs
+//     read-only) may write .git, so that add and commit work, except what
+//     names programs or locations (gitPinned), made first when missing so
+//     that it can be pinned. What cannot be made ahead — commondir — and
+//     what add writes legitimately but can point elsewhere — a gitlink in
+//     the index — are checked after the git exits ([GitGuard]): a new
+//     commondir is removed, an index that gained a gitlink is restored,
+//     and the command fails saying why.
+//   - The file tools' protection (package policy) covers any path with a
+//     .git component, by its resolved path, and the git directories a .git
+//     file names.
+//   - A read-only git runs no program: [GitArgs] adds --no-ext-diff and
+//     --no-textconv, the environment sets no hooks and no signature check,
+//     and Landlock lets it execute only git, its exec path and its loader,
+//     so filters, textconv, fsmonitor, pagers, gpg and credential helpers
+//     named by a nested repository's config fail to start. One way
+//     remains: the loader itself (ld.so) must be executable for git to
+//     start, and a driver command naming it can load a program from a
+//     file; that program runs read-only, without network, as the command
+//     itself does.
 //
 // # Mechanism, and why
 //
@@ -161,8 +201,10 @@
 //     process could create it refuses the start.
 //   - A protected path that does not exist when the process starts cannot
 //     be mounted over: a process may create quiver.toml or .quiver/ where
-//     there were none. Quiver creates an empty .git/hooks when .git exists
-//     without one, so that case is covered.
+//     there were none, or a .git in a workspace that had none (the user's
+//     git there would then read it). .git's own entries are covered above.
+//   - A GitGuard's check runs when the git exits: between its write and
+//     the check, a git the user runs at that moment could see the gitlink.
 //   - Resource limits (CPU, memory, processes) are not set; timeouts and
 //     the process-group kill of package shell bound time only.
 package sandbox
