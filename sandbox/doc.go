@@ -157,15 +157,54 @@
 //
 // Go cannot run code between fork and exec, so the profile is applied by a
 // launcher: Quiver starts its own executable (/proc/self/exe) in new user,
-// mount and (network off) network namespaces, with the profile in an
-// environment variable. This package's init function sees that variable,
+// mount, PID, IPC and (network off) network namespaces, with the profile in
+// an environment variable. This package's init function sees that variable,
 // sets up the mounts, restricts itself with Landlock, drops every capability
-// and execs the program, which therefore runs confined from its first
+// and starts the program, which therefore runs confined from its first
 // instruction. Because the launcher lives in an init function, any program
 // that links this package — the quiver binary, a host that embeds Quiver as a
 // library, a test binary — is its own launcher: a host needs to do nothing,
 // as long as it does not hide its init functions (a host that re-execs
 // itself for its own purposes must not set QUIVER_SANDBOX_SPEC).
+//
+// # One call, one confined world
+//
+// A call's processes inherit nothing from the host but the profile, and
+// leave nothing behind:
+//
+//   - The launcher's environment is fixed: the spec and nothing else. The
+//     program's environment travels inside the spec and is handed to the
+//     program alone, so an LD_PRELOAD, LD_AUDIT, LD_LIBRARY_PATH or
+//     GLIBC_TUNABLES that a call sets (an env entry, a `VAR=... cmd`
+//     prefix) cannot run code in a dynamically linked launcher (a cgo build,
+//     `go run`, an embedding host) before it has confined itself, nor can a
+//     GODEBUG steer its Go runtime. An environment variable rather than a
+//     descriptor carries the spec: it needs nothing closed after the start
+//     and shifts none of the caller's ExtraFiles; its cost is the kernel's
+//     limit of 128 KiB on one variable, which a launch whose environment is
+//     larger is refused with.
+//   - The launcher is the init of the call's PID namespace, with a /proc of
+//     its own: it starts the program as its child, forwards the host's
+//     SIGTERM, SIGINT, SIGHUP (and the other signals a user sends) to it,
+//     reaps orphans, and exits with the program's status (128 plus the
+//     signal, as a shell reports a program killed by one). When it exits,
+//     the kernel kills every process of the namespace: a daemon that
+//     forked twice, called setsid and closed its streams dies with its
+//     call, and no process of a call can see or signal the host's, whatever
+//     Landlock ABI the kernel has. The launcher dies when the process that
+//     started it does, by a parent-death signal, so `quiver serve` stopped
+//     by SIGTERM or SIGKILL takes every call's processes with it. It is
+//     non-dumpable: the program cannot ptrace it or write its memory, which
+//     its other, unconfined, threads run from.
+//   - An IPC namespace: the host's System V shared memory, message queues
+//     and semaphores, and its POSIX message queues, are out of sight.
+//   - The program runs in a session of its own, with no controlling
+//     terminal, `quiver sandbox -- CMD` included: it cannot push input into
+//     the user's terminal with TIOCSTI (the kernel refuses it on a terminal
+//     that is not the caller's controlling one) nor open /dev/tty.
+//   - Every descriptor from 3 up is closed before the program starts, but
+//     those the host passes on purpose (exec.Cmd.ExtraFiles): a file or
+//     socket the host holds without close-on-exec does not reach it.
 //
 // # Failing closed
 //

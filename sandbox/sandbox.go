@@ -265,8 +265,15 @@ func ToolError(err error) error {
 }
 
 // Wrap rewrites cmd so that it starts under p: its program becomes the
-// launcher, the profile travels in its environment, and its SysProcAttr
+// launcher, which is started with no environment but the profile (cmd's
+// environment travels inside it to the program alone), and its SysProcAttr
 // gains the namespaces (fields already set, such as Setpgid, are kept).
+// The program inherits standard input, output and error and cmd.ExtraFiles,
+// which must therefore be set before Wrap; every other descriptor is
+// closed. Signals sent to cmd.Process reach the program through the
+// launcher, and cmd's exit status is the program's (128 plus the signal
+// for a program a signal killed); when cmd's process ends, so does every
+// process the program started.
 // A relative cmd.Path is taken relative to cmd.Dir. Under every profile,
 // unconfined ones and nil included, cmd's environment gets [Profile.Env]. Where the kernel cannot
 // enforce p, Wrap returns an [*UnavailableError] and cmd must not be run.

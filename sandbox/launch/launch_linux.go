@@ -31,14 +31,14 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 )
 
 // specEnv carries the Spec from Command to the launcher.
 const specEnv = "QUIVER_SANDBOX_SPEC"
 
 // Spec is what the launcher applies and runs: the profile, flattened, and
-// the program. It is the wire format of sandbox.Profile.
+// the program with its environment. It is the wire format of
+// sandbox.Profile.
 type Spec struct {
 	ReadOnly  bool     `json:"read_only,omitempty"` // else workspace-write
 	Workspace string   `json:"workspace"`
@@ -61,6 +61,16 @@ type Spec struct {
 	// Exec, when not nil, is all the process may execute (files, and trees
 	// beneath directories); nil leaves execution open. See addReadRules.
 	Exec []string `json:"exec,omitempty"`
+	// Env is the program's environment. The launcher itself runs with none
+	// but the spec (see Command): nothing here reaches it.
+	Env []string `json:"env,omitempty"`
+	// ExtraFiles is how many descriptors from 3 up the program inherits on
+	// purpose (exec.Cmd.ExtraFiles); every other one is closed. Set by
+	// Command.
+	ExtraFiles int `json:"extra_files,omitempty"`
+	// Parent is the pid of the process that starts the launcher, as
+	// /proc names it; the launcher dies with it. Set by Command.
+	Parent int `json:"parent,omitempty"`
 }
 
 func init() {
@@ -72,9 +82,15 @@ func init() {
 	os.Exit(launch(raw))
 }
 
-// Command rewrites cmd to start the launcher, which applies s and execs
-// s.Path with s.Args in cmd's directory and environment. Fields of
-// cmd.SysProcAttr already set (Setpgid...) are kept.
+// Command rewrites cmd to start the launcher, which applies s and runs
+// s.Path with s.Args in cmd's directory and environment, cmd.ExtraFiles
+// passed on. Fields of cmd.SysProcAttr already set (Setpgid...) are kept.
+//
+// The launcher is started with an environment of one variable, the spec:
+// cmd's environment travels inside it (Spec.Env) and reaches only the
+// program, never the launcher, which runs before it is confined; a dynamic
+// loader reading LD_PRELOAD, or a Go runtime reading GODEBUG, finds nothing
+// to act on.
 func Command(s Spec, cmd *exec.Cmd) error {
 	if s.Path != "" && !filepath.IsAbs(s.Path) {
 		return fmt.Errorf("sandbox: program path %q is not absolute", s.Path)
@@ -82,22 +98,41 @@ func Command(s Spec, cmd *exec.Cmd) error {
 	if len(s.Args) == 0 {
 		s.Args = []string{s.Path}
 	}
+	s.Env = cmd.Env
+	if s.Env == nil {
+		s.Env = os.Environ()
+	}
+	s.Env = withoutSpec(s.Env)
+	s.ExtraFiles = len(cmd.ExtraFiles)
+	s.Parent = procSelf()
 	raw, err := json.Marshal(s)
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
-	env := cmd.Env
-	if env == nil {
-		env = os.Environ()
+	if len(raw)+len(specEnv)+1 >= maxEnvString {
+		return fmt.Errorf("sandbox: the program's environment and profile take %d bytes, more than the %d one launch can carry", len(raw), maxEnvString-len(specEnv)-2)
 	}
-	cmd.Env = append(withoutSpec(env), specEnv+"="+string(raw))
+	cmd.Env = []string{specEnv + "=" + string(raw)}
 	cmd.Path = launcher(s, runningExecutable())
 	cmd.Args = []string{"quiver-sandbox"}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	sys := cmd.SysProcAttr
-	sys.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	s.namespaces(cmd.SysProcAttr)
+	return s.enforceable(cmd.SysProcAttr)
+}
+
+// maxEnvString is the kernel's limit on one environment string
+// (MAX_ARG_STRLEN, 32 pages of 4 KiB), which the spec must fit in.
+const maxEnvString = 32 * 4096
+
+// namespaces adds the launcher's namespaces to sys: a user namespace (no
+// privilege needed, the caller's uid and gid mapped to themselves) owning
+// new mount, PID and IPC namespaces, and a network namespace unless s
+// may reach the network. The launcher is the PID namespace's init: when it
+// ends, the kernel kills every process left in it.
+func (s Spec) namespaces(sys *syscall.SysProcAttr) {
+	sys.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
 	if !s.Network {
 		sys.Cloneflags |= syscall.CLONE_NEWNET
 	}
@@ -105,7 +140,6 @@ func Command(s Spec, cmd *exec.Cmd) error {
 	sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	sys.GidMappingsEnableSetgroups = false
-	return s.enforceable(sys)
 }
 
 // MayWrite reports whether a process confined by s may write path, or
@@ -168,16 +202,25 @@ const (
 	exitSetup      = 125 // the sandbox itself could not be set up
 )
 
-// launch applies the profile in raw to this process and execs the program;
-// it returns an exit status only when that fails.
+// launch applies the profile in raw to this process and runs the program
+// as its child; it returns the exit status the launcher exits with.
+//
+// Everything runs on the one thread init started on: Landlock, no_new_privs
+// and the capabilities are properties of a thread, and the program is
+// forked from this one (see startProgram).
 func launch(raw string) int {
-	runtime.LockOSThread() // capabilities are per thread: drop them on the one that execs
-	var s Spec
-	if err := json.Unmarshal([]byte(raw), &s); err != nil || s.Workspace == "" || len(s.Args) == 0 {
-		if err == nil {
-			err = errors.New("no workspace or no argv")
-		}
+	runtime.LockOSThread()
+	s, err := parseSpec(raw)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "quiver-sandbox: bad launch spec: %v\n", err)
+		return exitSetup
+	}
+	if err := dieWithParent(s.Parent); err != nil {
+		fmt.Fprintf(os.Stderr, "quiver-sandbox: %v\n", err)
+		return exitSetup
+	}
+	if err := closeInherited(3 + s.ExtraFiles); err != nil {
+		fmt.Fprintf(os.Stderr, "quiver-sandbox: %v\n", err)
 		return exitSetup
 	}
 	if err := s.confine(); err != nil {
@@ -187,19 +230,19 @@ func launch(raw string) int {
 	if s.Path == "" {
 		return 0 // a probe (see Check): confined, and nothing to run
 	}
-	env := withoutSpec(os.Environ())
-	err := syscall.Exec(s.Path, s.Args, env)
-	// A file just written by another process cannot be executed for a
-	// moment (https://go.dev/issue/22315).
-	for delay := time.Millisecond; errors.Is(err, syscall.ETXTBSY) && delay < 300*time.Millisecond; delay *= 2 {
-		time.Sleep(delay)
-		err = syscall.Exec(s.Path, s.Args, env)
+	return s.runAsInit()
+}
+
+// parseSpec decodes the launch spec.
+func parseSpec(raw string) (*Spec, error) {
+	var s Spec
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		return nil, err
 	}
-	fmt.Fprintf(os.Stderr, "%s: %v\n", s.Args[0], err)
-	if errors.Is(err, syscall.ENOENT) {
-		return exitNotFound
+	if s.Workspace == "" || len(s.Args) == 0 {
+		return nil, errors.New("no workspace or no argv")
 	}
-	return exitCannotExec
+	return &s, nil
 }
 
 func withoutSpec(env []string) []string {
@@ -212,10 +255,11 @@ func withoutSpec(env []string) []string {
 	return out
 }
 
-// confine applies p to the calling process: loopback, mounts, Landlock,
-// capabilities, seccomp.
+// confine applies p to the calling thread, and so to everything it starts:
+// loopback, mounts, Landlock, capabilities, and no access to the launcher
+// itself.
 // The order matters: mounting needs the capabilities the user namespace
-// gave, and Landlock's no_new_privs must be set before the exec.
+// gave, and Landlock's no_new_privs must be set before the program starts.
 func (p *Spec) confine() error {
 	if !p.Network {
 		if err := loopbackUp(); err != nil {
@@ -229,6 +273,9 @@ func (p *Spec) confine() error {
 		return err
 	}
 	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if err := undumpable(); err != nil {
 		return err
 	}
 	return p.filterSyscalls()
@@ -251,6 +298,9 @@ func (p *Spec) confine() error {
 func (p *Spec) protect() error {
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making the mounts private: %w", err)
+	}
+	if err := mountProc(); err != nil {
+		return err
 	}
 	var roots []string
 	if !p.ReadOnly {
