@@ -593,3 +593,81 @@ func ipcGet(t *testing.T, call uintptr, key, a, b int) int {
 	}
 	return int(id)
 }
+
+// hostEnv makes the test binary, run with -test.run=TestHelperHost, a host
+// that starts a confined program (the value is its script), prints the
+// launcher's pid and waits to be killed.
+const hostEnv = "QUIVER_TEST_HOST_SCRIPT"
+
+// TestHelperHost is the host of TestCallsDieWithTheirHost, not a test.
+func TestHelperHost(t *testing.T) {
+	script, ok := os.LookupEnv(hostEnv)
+	if !ok {
+		t.Skip("the host of TestCallsDieWithTheirHost")
+	}
+	cmd, _ := confinedCmd(t, sandbox.WorkspaceWrite, script, os.Environ()...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(out).ReadString('\n'); line != "started\n" {
+		t.Fatalf("the program said %q, %v", line, err)
+	}
+	os.Stdout.WriteString(strconv.Itoa(cmd.Process.Pid) + "\n")
+	cmd.Wait()
+	t.Fatal("the confined program ended before its host")
+}
+
+// TestCallsDieWithTheirHost (class 2): when the host dies — SIGKILL, or a
+// SIGTERM it does not handle — every process of its calls dies too, a
+// daemon that left the call's session included.
+func TestCallsDieWithTheirHost(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			mark := randomMark(t)
+			host := exec.Command(exe, "-test.run=^TestHelperHost$")
+			host.Env = append(os.Environ(), "QUIVER_TEST_MARK="+mark,
+				hostEnv+"="+`setsid -f sleep 1000 </dev/null >/dev/null 2>&1; echo started; exec sleep 1000`)
+			stdout, err := host.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			host.Stderr = &stderr
+			if err := host.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(stdout).ReadString('\n')
+			launcher, aerr := strconv.Atoi(strings.TrimSpace(line))
+			if err != nil || aerr != nil {
+				host.Process.Kill()
+				host.Wait()
+				t.Fatalf("the host said %q (%v): %s", line, err, stderr.String())
+			}
+			pidfd, err := unix.PidfdOpen(launcher, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unix.Close(pidfd)
+			host.Process.Signal(sig)
+			host.Wait()
+			// The launcher's end is reported once the kernel has killed its
+			// namespace; the bound only turns a hang into a failure.
+			fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+			if n, err := unix.Poll(fds, int((time.Minute).Milliseconds())); n != 1 || err != nil {
+				t.Fatalf("the launcher outlived its host (%d %v)", n, err)
+			}
+			if pids := survivors(t, mark); len(pids) != 0 {
+				t.Errorf("processes outlived their host: %v", pids)
+			}
+		})
+	}
+}

@@ -44,6 +44,14 @@ func (a *app) sandboxCommand() *cobra.Command {
 
 // runSandboxed runs args in the workspace under the toolkit's profile and
 // exits with the command's status.
+//
+// The command's standard streams stay the user's (a terminal, typically),
+// so that an interactive program can still be tried out, but the launcher
+// starts it in a session of its own: the terminal is not its controlling
+// terminal. It therefore cannot push input into the user's shell
+// (TIOCSTI), open /dev/tty (ssh, sudo and less's prompts fail), or get job
+// control (an interactive bash says so); Ctrl-C, Ctrl-Z and resizes reach
+// it through the launcher, which forwards them.
 func (a *app) runSandboxed(cmd *cobra.Command, args []string, network bool) error {
 	tk, err := a.toolkit()
 	if err != nil {
