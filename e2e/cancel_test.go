@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 )
 
 // A call whose client goes away is cancelled, and the processes it started
@@ -33,7 +35,7 @@ func sleeperPID(t *testing.T, dir string) int {
 	for {
 		b, err := os.ReadFile(filepath.Join(dir, "sleeper.pid"))
 		if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil && pid > 0 {
-			return pid
+			return sandboxtest.HostPID(t, pid, dir)
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the command did not start within 30s")

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 )
 
 // A quiver serve --http process under test.
@@ -153,7 +155,7 @@ func awaitPid(t *testing.T, file string, call <-chan error) int {
 			if err != nil {
 				t.Fatalf("pid file %q", b)
 			}
-			return pid
+			return sandboxtest.HostPID(t, pid, filepath.Dir(file))
 		}
 		select {
 		case err := <-call:

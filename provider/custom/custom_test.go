@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,8 +133,9 @@ func TestRunsInWorkdirWithMinimalEnvironment(t *testing.T) {
 }
 
 func TestTimeoutKillsTheProcessGroup(t *testing.T) {
+	nap := uniqueNap()
 	tk, dir := toolkit(t, []config.Custom{{Name: "hang", TimeoutSecs: 1,
-		Command: `sh -c 'sleep 30 & echo $! > child.pid; wait'`}}, "hang")
+		Command: `sh -c 'sleep ` + nap + ` & echo $! > child.pid; wait'`}}, "hang")
 	start := time.Now()
 	_, err := tk.Invoke(context.Background(), "hang", map[string]any{})
 	if tool.CodeOf(err) != tool.CodeTimeout {
@@ -142,30 +144,40 @@ func TestTimeoutKillsTheProcessGroup(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("returned after %s", d)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "child.pid"))
-	if err != nil {
+	if _, err := os.ReadFile(filepath.Join(dir, "child.pid")); err != nil {
 		t.Fatal(err)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(5 * time.Second); alive(pid); {
+	for deadline := time.Now().Add(5 * time.Second); running(nap); {
 		if time.Now().After(deadline) {
-			t.Fatalf("the background sleep %d outlived the timeout", pid)
+			t.Fatalf("the background sleep %s outlived the timeout", nap)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
 // alive reports whether pid is a running (not zombie) process.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
+// uniqueNap is a duration for sleep that no other process uses, by which
+// running finds it: the pid a confined program sees is its PID namespace's,
+// not the host's.
+func uniqueNap() string {
+	return "30." + strconv.FormatInt(time.Now().UnixNano()%1e9, 10)
+}
+
+// running reports whether a live process has arg among its arguments.
+func running(arg string) bool {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		_, state, _ := strings.Cut(string(stat), ") ")
+		if !strings.HasPrefix(state, "Z") && slices.Contains(strings.Split(string(cmdline), "\x00"), arg) {
+			return true
+		}
 	}
-	_, rest, _ := strings.Cut(string(b), ") ")
-	return !strings.HasPrefix(rest, "Z")
+	return false
 }
 
 func TestCancellationIsReported(t *testing.T) {
@@ -233,19 +245,18 @@ func TestSchemaFromParams(t *testing.T) {
 }
 
 func TestChildLeftHoldingTheOutputIsKilled(t *testing.T) {
-	tk, dir := toolkit(t, []config.Custom{{Name: "bg", Command: `sh -c 'sleep 30 & echo $! > child.pid; echo started'`}}, "bg")
+	nap := uniqueNap()
+	tk, dir := toolkit(t, []config.Custom{{Name: "bg", Command: `sh -c 'sleep ` + nap + ` & echo $! > child.pid; echo started'`}}, "bg")
 	out, err := tk.Invoke(context.Background(), "bg", map[string]any{})
 	if err != nil || out.Content.String() != "exit_code: 0\nstarted\n" {
 		t.Fatalf("got %q, %v", out.Content.String(), err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "child.pid"))
-	if err != nil {
+	if _, err := os.ReadFile(filepath.Join(dir, "child.pid")); err != nil {
 		t.Fatal(err)
 	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	for deadline := time.Now().Add(5 * time.Second); alive(pid); {
+	for deadline := time.Now().Add(5 * time.Second); running(nap); {
 		if time.Now().After(deadline) {
-			t.Fatalf("the background sleep %d outlived its command", pid)
+			t.Fatalf("the background sleep %s outlived its command", nap)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -136,6 +136,14 @@ func (s Spec) namespaces(sys *syscall.SysProcAttr) {
 	if !s.Network {
 		sys.Cloneflags |= syscall.CLONE_NEWNET
 	}
+	// A process in a new PID namespace cannot join a process group outside
+	// it (setpgid looks the group up in the new namespace, and fails): a
+	// launcher asked to join one leads a group of its own instead. A caller
+	// that kills the group it asked for must also kill the launcher itself;
+	// the launcher's death ends every process of its call.
+	if sys.Setpgid {
+		sys.Pgid = 0
+	}
 	uid, gid := os.Getuid(), os.Getgid()
 	sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}

@@ -152,3 +152,39 @@ func Snapshot(t testing.TB, dir string) map[string]string {
 	}
 	return out
 }
+
+// HostPID returns the host's pid of the process that calls itself pid (its
+// $$) and works in dir. A confined process runs in a PID namespace of its
+// own, where its pid means nothing to the host; an unconfined one's is the
+// host's already. The process must be running.
+func HostPID(t testing.TB, pid int, dir string) int {
+	t.Helper()
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		host, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		status, _ := os.ReadFile("/proc/" + e.Name() + "/status")
+		for line := range strings.Lines(string(status)) {
+			ids, ok := strings.CutPrefix(line, "NSpid:")
+			if !ok {
+				continue
+			}
+			f := strings.Fields(ids)
+			if len(f) > 0 && f[len(f)-1] == strconv.Itoa(pid) {
+				if cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd"); cwd == dir {
+					return host
+				}
+			}
+		}
+	}
+	t.Fatalf("no running process calls itself %d in %s", pid, dir)
+	return 0
+}
