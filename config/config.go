@@ -1,11 +1,3 @@
-// Package config loads quiver.toml: where the workspace is, what the policy
-// allows, and the settings of each tool source and tool.
-//
-// A file is found by [Find]: the --config flag, else ./quiver.toml, else
-// $XDG_CONFIG_HOME/quiver/config.toml (~/.config when unset). Decoding is
-// strict: an unknown key or a bad value is an error that names the file, the
-// line and the column, because a misspelt policy key silently ignored is a
-// policy that does not do what its author thinks.
 package config
 
 import (
@@ -40,8 +32,23 @@ type Config struct {
 	// before they run (review.go).
 	Review *Review `toml:"review"`
 
-	// Path is the file the configuration was read from ("" for defaults).
+	// Path is the file the configuration was read from, the last layer's
+	// when several were merged ("" for defaults).
 	Path string `toml:"-"`
+	// Files are every file merged into this configuration, in order: all
+	// of them are protected from the tools' writes.
+	Files []string `toml:"-"`
+	// Layers say which files are in force and how (LoadLayers).
+	Layers []Layer `toml:"-"`
+	// Project is the project directory's files as read, and ProjectState
+	// their trust ("" when there are none); nil without LoadLayers. With
+	// --config the project's configuration is not read, but its scripts
+	// still run only when it is trusted.
+	Project      *Project   `toml:"-"`
+	ProjectState TrustState `toml:"-"`
+
+	data []byte    // the bytes parsed, for positions
+	refs []ToolRef // the tool names the rules in force write
 }
 
 // Workspace is the [workspace] section.
@@ -242,45 +249,6 @@ type Audit struct {
 // configuration Quiver reads unchanged.
 var FileNames = []string{"quiver.toml", "quorum.toml"}
 
-// Find returns the configuration file to use: explicit if set, else one of
-// FileNames in root (the --root flag, when given: an MCP client starts
-// quiver serve --root PROJECT from anywhere), else in the current
-// directory, else $XDG_CONFIG_HOME/quiver/config.toml. "" means none.
-func Find(explicit, root string) string {
-	if explicit != "" {
-		return explicit
-	}
-	dirs := []string{"."}
-	if root != "" {
-		dirs = []string{root, "."}
-	}
-	for _, dir := range dirs {
-		for _, name := range FileNames {
-			if p := filepath.Join(dir, name); fileExists(p) {
-				return p
-			}
-		}
-	}
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
-	}
-	p := filepath.Join(dir, "quiver", "config.toml")
-	if fileExists(p) {
-		return p
-	}
-	return ""
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
 // Load reads and checks the file at path; "" gives the defaults.
 func Load(path string) (*Config, error) {
 	if path == "" {
@@ -304,7 +272,12 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err := decode(data, &c); err != nil {
 		return nil, positioned(name, err)
 	}
-	c.Path = name
+	c.Path, c.data = name, data
+	ws, err := scanWritten(name, data)
+	if err != nil {
+		return nil, err
+	}
+	c.refs = toolRefs(ws)
 	if err := c.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -1,8 +1,6 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -80,34 +78,5 @@ ask_fallback = "deny"
 	}
 	if got := c.Resolve(c.Outputs["report"].Schema); got != "/etc/quiver/report.schema.json" {
 		t.Errorf("Resolve = %q", got)
-	}
-}
-
-func TestFind(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
-	if got := Find("", ""); got != "" {
-		t.Errorf("no files: Find = %q", got)
-	}
-	os.MkdirAll(filepath.Join(dir, "xdg", "quiver"), 0o755)
-	os.WriteFile(filepath.Join(dir, "xdg", "quiver", "config.toml"), nil, 0o644)
-	if got := Find("", ""); got != filepath.Join(dir, "xdg", "quiver", "config.toml") {
-		t.Errorf("XDG: Find = %q", got)
-	}
-	os.WriteFile(filepath.Join(dir, "quiver.toml"), nil, 0o644)
-	if got := Find("", ""); got != "quiver.toml" {
-		t.Errorf("local: Find = %q", got)
-	}
-	os.MkdirAll(filepath.Join(dir, "project"), 0o755)
-	os.WriteFile(filepath.Join(dir, "project", "quiver.toml"), nil, 0o644)
-	if got := Find("", filepath.Join(dir, "project")); got != filepath.Join(dir, "project", "quiver.toml") {
-		t.Errorf("root: Find = %q", got)
-	}
-	if got := Find("explicit.toml", ""); got != "explicit.toml" {
-		t.Errorf("explicit: Find = %q", got)
-	}
-	if c, err := Load(""); err != nil || c.Path != "" {
-		t.Errorf("Load(\"\") = %+v, %v", c, err)
 	}
 }

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -194,35 +193,5 @@ model = "claude-haiku-4-5"
 	none, err := Parse("q.toml", nil)
 	if err != nil || none.Review != nil {
 		t.Errorf("no [review]: Review = %+v, %v; want nil", none.Review, err)
-	}
-}
-
-// quorum.toml is found in --root and in the current directory when there is
-// no quiver.toml; quiver.toml wins where both are.
-func TestFindQuorumToml(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
-	project := filepath.Join(dir, "project")
-	os.Mkdir(project, 0o755)
-	write := func(p string) {
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(project, "quorum.toml"))
-	if got, want := Find("", project), filepath.Join(project, "quorum.toml"); got != want {
-		t.Errorf("root with quorum.toml: Find = %q, want %q", got, want)
-	}
-	write(filepath.Join(project, "quiver.toml"))
-	if got, want := Find("", project), filepath.Join(project, "quiver.toml"); got != want {
-		t.Errorf("root with both: Find = %q, want %q", got, want)
-	}
-	if got := Find("", ""); got != "" {
-		t.Errorf("empty current directory: Find = %q, want none", got)
-	}
-	write("quorum.toml")
-	if got := Find("", ""); got != "quorum.toml" {
-		t.Errorf("current directory with quorum.toml: Find = %q", got)
 	}
 }

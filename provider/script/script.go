@@ -2,9 +2,12 @@ package script
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,6 +39,12 @@ type Options struct {
 	// ([tools.scripts] low_risk in quiver.toml). Every other script is
 	// high-risk, whatever its header says: see [Provider.Tools].
 	LowRisk []string
+	// Pinned, when not nil, maps the file names that may run to the
+	// sha256 (hex) of their content: the host's record of what its
+	// operator trusted (quiver trust). A file not listed, or whose content
+	// differs, is skipped; a call checks the digest again just before the
+	// script starts, so an edit after listing is refused, not run.
+	Pinned map[string]string
 }
 
 // Provider serves the scripts of one directory.
@@ -43,6 +52,7 @@ type Provider struct {
 	dir     string
 	env     []string
 	lowRisk map[string]bool
+	pinned  map[string]string
 
 	mu      sync.Mutex
 	skipped []string
@@ -54,7 +64,7 @@ func New(opts Options) *Provider {
 	if err != nil {
 		dir = opts.Dir // Abs fails only when the working directory is gone
 	}
-	p := &Provider{dir: dir, env: shell.HostEnv(opts.EnvAllow), lowRisk: map[string]bool{}}
+	p := &Provider{dir: dir, env: shell.HostEnv(opts.EnvAllow), lowRisk: map[string]bool{}, pinned: opts.Pinned}
 	for _, name := range opts.LowRisk {
 		p.lowRisk[name] = true
 	}
@@ -141,6 +151,10 @@ func (p *Provider) load(file string) (*tool.Tool, error) {
 	case fi.Mode().Perm()&0o111 == 0:
 		return nil, errors.New("not executable (chmod +x it)")
 	}
+	pin, err := p.pin(file, path)
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -154,7 +168,7 @@ func (p *Provider) load(file string) (*tool.Tool, error) {
 	if name == "" {
 		return nil, errors.New("no usable tool name in the file name")
 	}
-	s := &script{name: name, path: path, header: h, env: p.env, timeout: DefaultTimeout}
+	s := &script{name: name, path: path, header: h, env: p.env, timeout: DefaultTimeout, pin: pin}
 	if h.Timeout > 0 {
 		s.timeout = h.Timeout
 	}
@@ -167,6 +181,36 @@ func (p *Provider) load(file string) (*tool.Tool, error) {
 		Annotations: tool.Annotations{ReadOnly: risk == tool.RiskLow},
 		Execute:     s.execute,
 	}, nil
+}
+
+// pin checks file against Pinned and returns the digest it must keep; ""
+// when nothing is pinned.
+func (p *Provider) pin(file, path string) (string, error) {
+	if p.pinned == nil {
+		return "", nil
+	}
+	want, ok := p.pinned[file]
+	if !ok {
+		return "", errors.New("not trusted (not among the files the operator trusted)")
+	}
+	if got, err := digest(path); err != nil || got != want {
+		return "", errors.New("changed since the operator trusted it")
+	}
+	return want, nil
+}
+
+// digest is the sha256 of the file's content, hex.
+func digest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // risk is a script's risk: low only when the operator's quiver.toml names
@@ -215,6 +259,7 @@ type script struct {
 	header     Header
 	env        []string
 	timeout    time.Duration
+	pin        string // the digest the file must still have; "" when not pinned
 }
 
 // stderrTail is how much of standard error a failed call shows.
@@ -224,6 +269,11 @@ func (s *script) execute(ctx context.Context, tc tool.Context, args json.RawMess
 	ws, box, err := custom.Confine(ctx, tc)
 	if err != nil {
 		return tool.Result{}, err
+	}
+	if s.pin != "" {
+		if got, err := digest(s.path); err != nil || got != s.pin {
+			return tool.Result{}, tool.Errorf(tool.CodeToolNotAllowed, "script %s changed since the operator trusted it; it was not run", s.name)
+		}
 	}
 	out, err := custom.Run(ctx, custom.Process{Argv: []string{s.path}, Dir: ws.Dir(), Env: s.env,
 		Stdin: strings.NewReader(string(args)), Timeout: s.timeout, Sandbox: box})
