@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/internal/mcppeers"
 )
 
@@ -89,8 +90,36 @@ func conformance(t *testing.T) (node, suite string) {
 }
 
 // workspace makes a workspace folder with the given files and an isolated
-// configuration home.
+// configuration home beside it, in which its project files (quiver.toml,
+// .quiver/tools) are trusted as written, as their operator would.
 func workspace(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := untrustedWorkspace(t, files)
+	p, err := config.ReadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Empty() {
+		return dir
+	}
+	tr, err := config.ReadTrust(filepath.Join(configHome(dir), "quiver"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Add(p, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// configHome is the user configuration home of the binaries run in dir:
+// beside the workspace, never in it.
+func configHome(dir string) string {
+	return filepath.Join(filepath.Dir(dir), filepath.Base(dir)+".config-home")
+}
+
+// untrustedWorkspace makes a workspace folder whose files nobody trusted.
+func untrustedWorkspace(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for p, c := range files {
@@ -105,9 +134,10 @@ func workspace(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// env is the environment the binaries run in: no user configuration.
+// env is the environment the binaries run in: no user configuration, and
+// the trust its test recorded.
 func env(dir string) []string {
-	return append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".no-config"), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	return append(os.Environ(), "XDG_CONFIG_HOME="+configHome(dir), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
 }
 
 var servingRE = regexp.MustCompile(`serving MCP \(streamable HTTP\) on (http://\S+)`)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -47,9 +48,12 @@ func (a *app) loadConfig() (*config.Config, error) {
 	if a.cfg != nil {
 		return a.cfg, nil
 	}
-	cfg, err := config.Load(config.Find(a.flags.config, a.flags.root))
+	cfg, err := config.LoadLayers(config.LoadOptions{Explicit: a.flags.config, Dir: a.flags.root})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+	}
+	if line := trustNotice(cfg); line != "" {
+		fmt.Fprintln(os.Stderr, line)
 	}
 	a.cfg = cfg
 	return cfg, nil
@@ -80,6 +84,10 @@ func (a *app) toolkit(extra ...quiver.Option) (*quiver.Toolkit, error) {
 		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
 	}
 	a.closer = append(a.closer, tk)
+	if err := a.checkToolRefs(context.Background(), cfg, tk.Registry()); err != nil {
+		a.close()
+		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+	}
 	return tk, nil
 }
 
@@ -127,16 +135,11 @@ func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
 		return nil, err
 	}
 	pc := cfg.PolicyConfig()
-	if cfg.Path != "" {
-		// The file in use is protected wherever it is (a --config outside
-		// the workspace included); absolute, because the workspace may be
-		// elsewhere than the current directory.
-		abs, err := filepath.Abs(cfg.Path)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", cfg.Path, err)
-		}
-		pc.ConfigFiles = append(pc.ConfigFiles, abs)
+	files, err := configFiles(cfg)
+	if err != nil {
+		return nil, err
 	}
+	pc.ConfigFiles = append(pc.ConfigFiles, files...)
 	p, err := policy.New(pc, scope)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Path, err)
@@ -163,6 +166,22 @@ func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
 		opts = append(opts, quiver.WithAudit(audit.NewJSONLines(f)), quiver.WithAuditRedact(cfg.Audit.Redact...))
 	}
 	return opts, nil
+}
+
+// configFiles are the files of every layer in force, absolute: each is
+// protected wherever it is (a --config or the user's file outside the
+// workspace included), since the workspace may be elsewhere than the
+// current directory.
+func configFiles(cfg *config.Config) ([]string, error) {
+	var out []string
+	for _, f := range cfg.Files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		out = append(out, abs)
+	}
+	return out, nil
 }
 
 // close releases what the run opened, toolkit first.

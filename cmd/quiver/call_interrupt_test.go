@@ -28,7 +28,7 @@ func startCLI(t *testing.T, dir string, args ...string) (cmd *exec.Cmd, stdout, 
 	t.Helper()
 	cmd = exec.Command(quiverBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".no-config"), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	cmd.Env = cliEnv(dir)
 	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/quiverkit/quiver/config"
 )
 
 // quiverBin is the quiver command these tests run: the CLI is tested as a
@@ -66,12 +69,44 @@ type cliResult struct {
 	code           int
 }
 
+// configHome is the user configuration home of the commands run in dir:
+// beside the workspace, never in it (Quiver refuses a user configuration
+// directory inside the workspace), empty unless a test trusts dir.
+func configHome(dir string) string {
+	return filepath.Join(filepath.Dir(dir), filepath.Base(dir)+".config-home")
+}
+
+// cliEnv is the environment of the commands run in dir: no configuration
+// but dir's own and what its test trusted, a cache of its own.
+func cliEnv(dir string) []string {
+	return append(os.Environ(), "XDG_CONFIG_HOME="+configHome(dir), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+}
+
+// trust records dir's project files as they are now as trusted in its
+// configuration home, as `quiver trust` would: its quiver.toml and scripts
+// are then loaded whole.
+func trust(t *testing.T, dir string) {
+	t.Helper()
+	userDir := filepath.Join(configHome(dir), "quiver")
+	p, err := config.ReadProject(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := config.ReadTrust(userDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Add(p, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // quiver runs the binary in dir, with no configuration but dir's own.
 func runCLI(t *testing.T, dir string, stdin string, args ...string) cliResult {
 	t.Helper()
 	cmd := exec.Command(quiverBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".no-config"), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	cmd.Env = cliEnv(dir)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -85,7 +120,23 @@ func runCLI(t *testing.T, dir string, stdin string, args ...string) cliResult {
 	return cliResult{out.String(), errb.String(), code}
 }
 
+// workdir makes a workspace with files. When they include project files
+// (quiver.toml, quorum.toml, .quiver/tools), the workspace is trusted as
+// written, as its operator would after reading them: a test that changes
+// them afterwards calls trust again, and the tests of projects nobody
+// trusted use plantedWorkdir.
 func workdir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := plantedWorkdir(t, files)
+	if p, err := config.ReadProject(dir); err != nil || !p.Empty() {
+		trust(t, dir)
+	}
+	return dir
+}
+
+// plantedWorkdir makes a workspace with files that nobody trusted, as a
+// cloned repository or an agent's command leaves them.
+func plantedWorkdir(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for p, c := range files {

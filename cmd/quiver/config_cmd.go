@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/quiverkit/quiver/config"
@@ -12,11 +14,14 @@ func (a *app) configCommand() *cobra.Command {
 	cfg := &cobra.Command{Use: "config", Short: "Work with quiver.toml"}
 	cfg.AddCommand(&cobra.Command{
 		Use:   "check",
-		Short: "Load the configuration and report the first problem with its file, line and column",
-		Long: "Load the configuration (quiver.toml, or quorum.toml as the plugin tool system writes it) and build\n" +
-			"every tool source it declares. On success, say which sources are on, which program backs each\n" +
-			"search tool or why the builtin engine does, what aliases Quiver does not follow and why, and the\n" +
-			"review in force.",
+		Short: "Load the configuration, say which files are in force and why, and report the first problem with its file, line and column",
+		Long: "Load the configuration — the operator's (--config FILE, else the user's config.toml), then the\n" +
+			"project's (quiver.toml, or quorum.toml as the plugin tool system writes it, and .quiver/tools) —\n" +
+			"and build every tool source it declares. Say which files are in force, whether the project is\n" +
+			"trusted (quiver trust) and, when it is not, which of its keys apply and which were dropped.\n" +
+			"Then which sources are on, which program backs each search tool or why the builtin engine\n" +
+			"does, what aliases Quiver does not follow and why, and the review in force. A rule naming no\n" +
+			"tool is an error. --json prints the layers.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := a.loadConfig()
@@ -27,12 +32,16 @@ func (a *app) configCommand() *cobra.Command {
 				return err
 			}
 			defer a.close()
+			out := cmd.OutOrStdout()
+			if a.flags.json {
+				return writeJSON(out, layersJSON(c))
+			}
 			name := c.Path
 			if name == "" {
 				name = "(no configuration file; defaults)"
 			}
-			out := cmd.OutOrStdout()
 			fmt.Fprintln(out, name+": ok")
+			printLayers(out, c)
 			fmt.Fprintln(out, sourcesNote(c))
 			for _, line := range a.cliNotes() {
 				fmt.Fprintln(out, line)
@@ -42,6 +51,82 @@ func (a *app) configCommand() *cobra.Command {
 		},
 	})
 	return cfg
+}
+
+// configJSON is `quiver config check --json` and `quiver trust --json`.
+type configJSON struct {
+	Layers []config.Layer `json:"layers"`
+	// Project is the project directory and its trust, when it has files.
+	Project *projectJSON `json:"project,omitempty"`
+}
+
+type projectJSON struct {
+	Dir   string            `json:"dir"`
+	Trust config.TrustState `json:"trust"`
+	Files map[string]string `json:"files"`
+	// Trust is the command that would load it whole, when it is not.
+	TrustCommand string `json:"trust_command,omitempty"`
+}
+
+func layersJSON(c *config.Config) configJSON {
+	out := configJSON{Layers: c.Layers}
+	if out.Layers == nil {
+		out.Layers = []config.Layer{}
+	}
+	if p := c.Project; p != nil && !p.Empty() {
+		out.Project = &projectJSON{Dir: p.Dir, Trust: c.ProjectState, Files: p.Files}
+		if c.ProjectState != config.Trusted {
+			out.Project.TrustCommand = "quiver trust " + shellQuote(p.Dir)
+		}
+	}
+	return out
+}
+
+// printLayers shows a newcomer which files are in force and why: each
+// layer, a project's trust, and for a project not trusted the keys kept
+// and dropped.
+func printLayers(w io.Writer, c *config.Config) {
+	fmt.Fprintln(w, "configuration in force (later layers add to earlier ones):")
+	if len(c.Layers) == 0 {
+		fmt.Fprintln(w, "  none: defaults (no --config, no user config.toml, no project file)")
+	}
+	for _, l := range c.Layers {
+		switch {
+		case l.Kind != config.LayerProject:
+			fmt.Fprintf(w, "  %-9s %s  (the operator's: trusted)\n", l.Kind, l.Path)
+		case l.Trust == config.Trusted:
+			fmt.Fprintf(w, "  %-9s %s  (trusted with quiver trust: loaded whole)\n", l.Kind, l.Path)
+		default:
+			fmt.Fprintf(w, "  %-9s %s  (%s: only keys that tighten apply)\n", l.Kind, l.Path, l.Trust)
+			for _, k := range l.Kept {
+				fmt.Fprintf(w, "            applied  %s\n", k)
+			}
+			for _, k := range l.Dropped {
+				fmt.Fprintf(w, "            dropped  %s\n", k)
+			}
+		}
+	}
+	if p := c.Project; p != nil && !p.Empty() {
+		if p.File != "" && len(c.Layers) > 0 && c.Layers[0].Kind == config.LayerExplicit {
+			fmt.Fprintf(w, "  %-9s %s  (not read: --config replaces it)\n", config.LayerProject, filepath.Join(p.Dir, p.File))
+		}
+		var scripts []string
+		for name := range p.Files {
+			if strings.HasPrefix(name, config.ScriptsDir+"/") {
+				scripts = append(scripts, name)
+			}
+		}
+		if len(scripts) > 0 {
+			run := "run"
+			if c.ProjectState != config.Trusted {
+				run = "not run"
+			}
+			fmt.Fprintf(w, "  scripts   %d in %s: %s (project %s)\n", len(scripts), config.ScriptsDir, run, c.ProjectState)
+		}
+		if c.ProjectState != config.Trusted {
+			fmt.Fprintf(w, "  to trust the project as it is now: quiver trust %s\n", shellQuote(p.Dir))
+		}
+	}
 }
 
 // sourcesNote names the tool sources that are on, most preferred first when

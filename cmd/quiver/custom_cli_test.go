@@ -59,6 +59,7 @@ func TestCLICallsAScript(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".quiver/tools/greet.sh"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	trust(t, dir)
 	r := runCLI(t, dir, "", "call", "greet", `{"who":"world"}`)
 	if r.code != 0 || strings.TrimSpace(r.stdout) != `{"who":"world"}` {
 		t.Fatalf("call greet: %+v", r)

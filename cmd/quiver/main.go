@@ -76,7 +76,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetVersionTemplate("quiver {{.Version}}\n")
 	f := root.PersistentFlags()
 	f.StringVar(&a.flags.root, "root", "", "workspace root (default: [workspace] root, else the current directory)")
-	f.StringVar(&a.flags.config, "config", "", "configuration file (default: ./quiver.toml, else $XDG_CONFIG_HOME/quiver/config.toml)")
+	f.StringVar(&a.flags.config, "config", "", "the whole configuration (default: the user's config.toml, then the project's quiver.toml, whole only when trusted: see quiver trust)")
 	f.StringVar(&a.flags.writeScope, "write-scope", "", "read-only, workspace-write or unrestricted")
 	f.BoolVar(&a.flags.yes, "yes", false, "approve every call the policy would ask about")
 	f.BoolVar(&a.flags.json, "json", false, "machine-readable output")
@@ -90,6 +90,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.runCommand(),
 		a.sandboxCommand(),
 		a.serveCommand(),
+		a.trustCommand(),
 	)
 	return root
 }

@@ -27,6 +27,7 @@ func TestCLIScriptRiskIsTheOperators(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, ".quiver/tools/hi.sh"), []byte(script), 0o755); err != nil {
 				t.Fatal(err)
 			}
+			trust(t, dir)
 			r := runCLI(t, dir, "", "call", "hi", "{}")
 			if ran := r.code == 0 && strings.TrimSpace(r.stdout) == "hi"; ran != tt.runs {
 				t.Fatalf("ran: %v, want %v: %+v", ran, tt.runs, r)

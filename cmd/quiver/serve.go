@@ -121,6 +121,12 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts.ReadyChecks = a.readyChecks()
+	if line := trustNotice(a.cfg); line != "" {
+		// The client's user may never see standard error: the
+		// instructions reach the model and, through it, the person.
+		logger.Warn(strings.TrimPrefix(line, "quiver: "))
+		opts.Instructions = "Note for the person running this server: " + strings.TrimPrefix(line, "quiver: ")
+	}
 	srv, err := mcpserver.New(ctx, tk, opts)
 	if err != nil {
 		return &exitError{code: exitUsage, msg: "quiver serve: " + err.Error()}

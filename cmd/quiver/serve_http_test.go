@@ -39,7 +39,7 @@ func startServe(t *testing.T, dir string, args ...string) *httpServer {
 	t.Helper()
 	cmd := exec.Command(quiverBin, append([]string{"serve", "--http", "127.0.0.1:0", "--yes"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".no-config"), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"))
+	cmd.Env = cliEnv(dir)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -75,7 +75,8 @@ func (a *app) toolsCommand() *cobra.Command {
 				return enc.Encode(struct {
 					Tools     []toolJSON     `json:"tools"`
 					Providers []providerJSON `json:"providers"`
-				}{list, provs})
+					Config    configJSON     `json:"config"` // the layers in force, as config check --json
+				}{list, provs, layersJSON(a.cfg)})
 			}
 			return a.printTools(cmd, list, provs, tk.Policy().ProtectedPaths())
 		},
@@ -112,11 +113,16 @@ func (a *app) printTools(cmd *cobra.Command, list []toolJSON, provs []providerJS
 }
 
 // notes are the lines `quiver tools` prints after the table, about the
-// sources wired in: which program backs each search tool (and what to
+// sources wired in: whether the project's configuration is loaded whole
+// (the line also printed on standard error), which program backs each search tool (and what to
 // install for a faster one), which scripts are not tools, which MCP tools
 // were left out.
 func (a *app) notes() []string {
-	return slices.Concat(a.cliNotes(), a.scriptNotes(), a.mcpNotes())
+	var trust []string
+	if line := trustNotice(a.cfg); line != "" {
+		trust = []string{line}
+	}
+	return slices.Concat(trust, a.cliNotes(), a.scriptNotes(), a.mcpNotes())
 }
 
 func firstLine(s string) string {

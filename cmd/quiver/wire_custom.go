@@ -39,9 +39,37 @@ func (a *app) wireCustom(cfg *config.Config) ([]quiver.Option, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tools.scripts.dir: %w", err)
 	}
-	p := script.New(script.Options{Dir: dir, EnvAllow: cfg.Exec.EnvAllow, LowRisk: cfg.Tools.Scripts.LowRisk})
+	pinned, run := scriptPins(cfg, dir, a.workspaceDir(cfg))
+	if !run {
+		return opts, nil
+	}
+	p := script.New(script.Options{Dir: dir, EnvAllow: cfg.Exec.EnvAllow, LowRisk: cfg.Tools.Scripts.LowRisk, Pinned: pinned})
 	a.scripts = p
 	return append(opts, quiver.WithProvider(rank(cfg, config.KindScript, p))), nil
+}
+
+// scriptPins decides whether the scripts of dir run, and pinned to what.
+// Scripts inside the project or the workspace are its files, code anyone
+// who writes there chose: they run only when the operator trusted the
+// project, each pinned to the digest trusted (a script added or changed
+// since is skipped). A directory elsewhere is the operator's: unpinned.
+func scriptPins(cfg *config.Config, dir, workspace string) (map[string]string, bool) {
+	real := config.RealPath(dir)
+	p := cfg.Project
+	inProject := p != nil && config.Within(real, p.Dir)
+	if !inProject && (workspace == "" || !config.Within(real, config.RealPath(workspace))) {
+		return nil, true
+	}
+	if !inProject || cfg.ProjectState != config.Trusted {
+		return nil, false
+	}
+	pinned := map[string]string{}
+	for name, sum := range p.Files {
+		if filepath.Join(p.Dir, filepath.Dir(name)) == real {
+			pinned[filepath.Base(name)] = sum
+		}
+	}
+	return pinned, true
 }
 
 // scriptNotes tells `quiver tools` which files of the scripts directory

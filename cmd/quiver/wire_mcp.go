@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -80,12 +79,11 @@ func (a *app) processSandbox(cfg *config.Config, dir string, network bool) (*san
 	if network { // this server's own setting: every host, as [sandbox] network = true
 		sc.Network = sandbox.AnyHost
 	}
-	protected := sandbox.StandardProtected
-	if cfg.Path != "" {
-		if abs, err := filepath.Abs(cfg.Path); err == nil {
-			protected = append(slices.Clone(protected), abs)
-		}
+	files, err := configFiles(cfg)
+	if err != nil {
+		return nil, err
 	}
+	protected := append(slices.Clone(sandbox.StandardProtected), files...)
 	mode, err := sandbox.ParseMode(string(scope))
 	if err != nil {
 		return nil, err
