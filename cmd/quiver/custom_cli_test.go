@@ -21,7 +21,8 @@ params = [{ name = "text", type = "string", required = true, description = "What
 
 func TestCLICallsACustomTool(t *testing.T) {
 	t.Parallel()
-	dir := workdir(t, map[string]string{"quiver.toml": customTOML})
+	// Without the script greet, a rule naming it names no tool.
+	dir := workdir(t, map[string]string{"quiver.toml": strings.Replace(customTOML, `, "greet"`, "", 1)})
 	// The subject is the quoted argv, so the policy sees one echo, not an rm.
 	r := runCLI(t, dir, "", "call", "say", `{"text":"; rm -rf x && cat /etc/passwd"}`)
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "exit_code: 0\n; rm -rf x && cat /etc/passwd" {
