@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -176,4 +177,22 @@ func expandGlobs(paths []string) []string {
 		out = append(out, matches...)
 	}
 	return out
+}
+
+// protectedNow returns the paths to pin read-only for a process starting
+// now: the protected list, its globs expanded, with the repository's git
+// metadata as gitPins has it. An approved git's pins replace the whole-.git
+// entry of the list.
+func (p *Profile) protectedNow() []string {
+	paths := expandGlobs(p.Protected)
+	if p.Mode != WorkspaceWrite {
+		return paths // nothing is writable to pin in
+	}
+	if p.gitWrite {
+		if repo, ok := findGitRepo(p.Workspace); ok {
+			whole := append([]string{repo.dotGit}, repo.dirs...)
+			paths = slices.DeleteFunc(paths, func(s string) bool { return slices.Contains(whole, s) })
+		}
+	}
+	return append(paths, p.gitPins(p.gitWrite)...)
 }

@@ -43,9 +43,7 @@ func (p *Profile) ForProgram(path string, argv []string) (*Profile, []string) {
 	if !p.Confined() || p.noProcess {
 		return p, argv
 	}
-	s := p.spec()
-	s.ReadOnly = false
-	if s.MayWrite(path) {
+	if p.With(WorkspaceWrite).MayWrite(path) {
 		return p, argv // a program the workspace holds, not the system's git
 	}
 	q := *p

@@ -172,24 +172,6 @@ func hashLen(repo gitRepo) int {
 	return 20
 }
 
-// protectedNow returns the paths to pin read-only for a process starting
-// now: the protected list, its globs expanded, with the repository's git
-// metadata as gitPins has it. An approved git's pins replace the whole-.git
-// entry of the list.
-func (p *Profile) protectedNow() []string {
-	paths := expandGlobs(p.Protected)
-	if p.Mode != WorkspaceWrite {
-		return paths // nothing is writable to pin in
-	}
-	if p.gitWrite {
-		if repo, ok := findGitRepo(p.Workspace); ok {
-			whole := append([]string{repo.dotGit}, repo.dirs...)
-			paths = slices.DeleteFunc(paths, func(s string) bool { return slices.Contains(whole, s) })
-		}
-	}
-	return append(paths, p.gitPins(p.gitWrite)...)
-}
-
 // GitDirs returns the git directories git reads for dir's .git entry when
 // that entry is a file or a link (the directory it names, and its common
 // directory), absolute; nil when .git is a plain directory or missing. The
