@@ -30,6 +30,12 @@ func escapeToolkit(t *testing.T, scope policy.WriteScope) (*quiver.Toolkit, stri
 	t.Helper()
 	ws := t.TempDir()
 	mustWrite(t, filepath.Join(ws, "a.txt"), "inside\n", 0o644)
+	return escapeToolkitIn(t, ws, scope, approve.Auto), ws
+}
+
+// escapeToolkitIn is escapeToolkit in the workspace ws, with approver.
+func escapeToolkitIn(t *testing.T, ws string, scope policy.WriteScope, approver policy.Approver) *quiver.Toolkit {
+	t.Helper()
 	mustWrite(t, filepath.Join(ws, ".quiver/tools/copy_to"), "#!/bin/sh\n# quiver: description Copy a.txt to a path.\n# quiver: param dest string required Where.\nexec cp a.txt \"$(sed 's/.*\"dest\": *\"\\([^\"]*\\)\".*/\\1/')\"\n", 0o755)
 	pol, err := policy.New(policy.Config{Default: policy.Allow}, scope)
 	if err != nil {
@@ -40,13 +46,13 @@ func escapeToolkit(t *testing.T, scope policy.WriteScope) (*quiver.Toolkit, stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := quiver.New(quiver.WithRoot(ws), builtin.Standard(), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto),
+	tk, err := quiver.New(quiver.WithRoot(ws), builtin.Standard(), quiver.WithPolicy(pol), quiver.WithApprover(approver),
 		quiver.WithProvider(cust), quiver.WithProvider(script.New(script.Options{Dir: filepath.Join(ws, ".quiver/tools")})))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tk.Close() })
-	return tk, ws
+	return tk
 }
 
 func mustWrite(t *testing.T, path, content string, mode os.FileMode) {
@@ -60,10 +66,14 @@ func mustWrite(t *testing.T, path, content string, mode os.FileMode) {
 }
 
 // TestSandboxEscapes runs every attempt of testdata/escapes.txt through
-// exec_command, in the foreground and as a background job, and attempts
-// through a custom tool and a script tool, under workspace-write and
-// read-only with every call approved: nothing outside the workspace
-// changes and no host listener is reached.
+// exec_command, each in a new workspace, and some as background jobs, and
+// attempts through a custom tool and a script tool, under workspace-write
+// and read-only with every call approved (class 8: with approval refused,
+// so that only what the classifier lets through runs): the host is left as
+// it was (see sandboxtest.Watch). The descriptors an attempt may not use
+// are inheritable by every process this test starts; exec_command gives
+// no terminal, so class 3 is judged through `quiver sandbox`
+// (cmd/quiver).
 func TestSandboxEscapes(t *testing.T) {
 	if err := sandbox.Check(); err != nil {
 		t.Fatalf("this machine must support the sandbox: %v", err)
@@ -72,29 +82,20 @@ func TestSandboxEscapes(t *testing.T) {
 	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly} {
 		t.Run(string(scope), func(t *testing.T) {
 			t.Parallel()
-			tk, _ := escapeToolkit(t, scope)
 			w := sandboxtest.NewWatch(t)
-			ctx := context.Background()
+			w.ShareHere(t)
 			for _, e := range escapes {
-				line := w.Expand(e.Command)
-				if _, err := tk.Invoke(ctx, "exec_command", map[string]any{"command": line, "timeout_secs": 30}); err != nil && scope == policy.WorkspaceWrite {
-					t.Logf("%s: %v", e.Name, err) // a refusal is fine; only the effect matters
-				}
-				if what := w.Touched(t); what != "" {
-					t.Errorf("%s %s", e.Name, what)
+				if what := runEscape(t, w, e, scope, false); what != "" {
+					t.Errorf("class %d, %s: %s", e.Class, e.Name, what)
 				}
 			}
-			// The same lines as background jobs, waited for to their end.
 			for _, e := range escapes[:8] {
-				out, err := quiver.Call(ctx, tk, tools.ExecCommand, tools.ExecCommandInput{Command: w.Expand(e.Command), Background: true})
-				if err != nil {
-					continue
-				}
-				tk.Invoke(ctx, "exec_output", map[string]any{"job_id": out.JobID, "wait_secs": 30})
-				if what := w.Touched(t); what != "" {
-					t.Errorf("background %s %s", e.Name, what)
+				if what := runEscape(t, w, e, scope, true); what != "" {
+					t.Errorf("class %d, %s, as a background job: %s", e.Class, e.Name, what)
 				}
 			}
+			tk, _ := escapeToolkit(t, scope)
+			ctx := context.Background()
 			tk.Invoke(ctx, "copy_file", map[string]any{"src": "a.txt", "dest": filepath.Join(w.Out, "custom")})
 			if what := w.Touched(t); what != "" {
 				t.Errorf("custom tool %s", what)
@@ -105,6 +106,35 @@ func TestSandboxEscapes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runEscape runs one attempt through exec_command in a new workspace, in
+// the foreground or as a background job waited for to its end, and returns
+// what it touched.
+func runEscape(t *testing.T, w *sandboxtest.Watch, e sandboxtest.Escape, scope policy.WriteScope, background bool) string {
+	t.Helper()
+	ws := w.Workspace(t, e)
+	approver := approve.Auto
+	if e.Class == sandboxtest.ClassClassifier {
+		approver = approve.Deny
+	}
+	tk := escapeToolkitIn(t, ws, scope, approver)
+	defer tk.Close()
+	ctx := context.Background()
+	timeout := 30
+	in := tools.ExecCommandInput{Command: w.Expand(e.Command), Env: w.ExpandEnv(e.Env), TimeoutSecs: &timeout, Background: background}
+	out, err := quiver.Call(ctx, tk, tools.ExecCommand, in)
+	var output string
+	switch {
+	case err != nil:
+		t.Logf("class %d, %s: %v", e.Class, e.Name, err) // a refusal is fine; only the effect matters
+	case background:
+		r, _ := tk.Invoke(ctx, "exec_output", map[string]any{"job_id": out.JobID, "wait_secs": 30})
+		output = r.Content.String()
+	default:
+		output = out.Output
+	}
+	return w.TouchedIn(t, e, ws, output)
 }
 
 // TestSandboxProtectedPaths: no confined process may write the protected

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,23 +14,50 @@ import (
 
 // TestSandboxCommandEscapes runs the escape table that TestSandboxEscapes
 // runs through exec_command (testdata/escapes.txt) through `quiver sandbox
-// -- bash -c LINE` instead, under workspace-write and read-only: the same
-// result, nothing outside changes and no host listener is reached.
+// -- bash -c LINE` instead, each in a new workspace, under workspace-write
+// and read-only, with the user's terminal as the command's and descriptors
+// it must not use inherited: the same result, the host is left as it was.
+// Class 8 is exec_command's alone (`quiver sandbox` has no classifier).
 func TestSandboxCommandEscapes(t *testing.T) {
 	escapes := sandboxtest.LoadEscapes(t, "../../testdata/escapes.txt")
 	for _, scope := range []string{"workspace-write", "read-only"} {
 		t.Run(scope, func(t *testing.T) {
 			t.Parallel()
-			ws := workdir(t, map[string]string{"a.txt": "inside\n"})
 			w := sandboxtest.NewWatch(t)
 			for _, e := range escapes {
-				r := runCLI(t, ws, "", "--write-scope", scope, "sandbox", "--", "bash", "-c", w.Expand(e.Command))
-				if what := w.Touched(t); what != "" {
-					t.Errorf("%s (exit %d, %s) %s", e.Name, r.code, r.stderr, what)
+				if e.Class == sandboxtest.ClassClassifier {
+					continue
+				}
+				ws := w.Workspace(t, e)
+				r := runSandboxed(t, w, ws, e, quiverBin, "--write-scope", scope, "sandbox", "--")
+				if what := w.TouchedIn(t, e, ws, r.stdout+r.stderr); what != "" {
+					t.Errorf("class %d, %s (exit %d, %s): %s", e.Class, e.Name, r.code, r.stderr, what)
 				}
 			}
 		})
 	}
+}
+
+// runSandboxed runs e in ws as `PROGRAM ARGS... [env K=V...] bash -c LINE`,
+// started as the user starts it from a terminal (see sandboxtest.Watch's
+// Prepare), with no configuration but the workspace's own.
+func runSandboxed(t *testing.T, w *sandboxtest.Watch, ws string, e sandboxtest.Escape, program string, args ...string) cliResult {
+	t.Helper()
+	if len(e.Env) > 0 {
+		args = append(append(args, "env"), w.ExpandEnv(e.Env)...)
+	}
+	cmd := exec.Command(program, append(args, "bash", "-c", w.Expand(e.Command))...)
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(ws, ".no-config"), "XDG_CACHE_HOME="+filepath.Join(ws, ".cache"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	w.Prepare(cmd)
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("%s: %v", program, err)
+	}
+	return cliResult{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
 }
 
 // TestSandboxCommand: `quiver sandbox` runs inside the workspace with the
