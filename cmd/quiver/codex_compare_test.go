@@ -3,58 +3,109 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/quiverkit/quiver/internal/mcppeers"
 	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 )
 
-// TestCompareWithCodexSandbox runs the escape table through `codex sandbox`
-// and `quiver sandbox` side by side and logs what each let through. Codex is
-// a reference, not a dependency: set QUIVER_CODEX to a codex binary (npm
-// @openai/codex) to run it. Quiver must hold on every line either way; the
-// table of both results is logged for the record.
+// TestCompareWithCodexSandbox runs the escape table through `quiver
+// sandbox` and `codex sandbox` (npm @openai/codex, installed by
+// scripts/mcp-peers) side by side, under workspace-write and read-only,
+// each attempt in a new workspace started from the user's terminal with
+// the same descriptors inherited. Quiver must hold on every attempt; what
+// Codex let through is recorded, not judged: the table is logged, and
+// written as Markdown to the file $QUIVER_ESCAPE_TABLE names (docs/sandbox.md
+// holds it).
 func TestCompareWithCodexSandbox(t *testing.T) {
-	codex := os.Getenv("QUIVER_CODEX")
-	if codex == "" {
-		t.Skip("QUIVER_CODEX is not set: no codex binary to compare with")
-	}
+	codex, codexHome := mcppeers.Codex(t)
 	escapes := sandboxtest.LoadEscapes(t, "../../testdata/escapes.txt")
 	home, err := os.UserHomeDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var table strings.Builder
-	for _, mode := range []string{"workspace-write", "read-only"} {
-		ws := workdir(t, map[string]string{"a.txt": "inside\n"})
-		// Outside /tmp: Codex's workspace-write lets every process write there.
-		out, err := os.MkdirTemp(home, "quiver-compare-*")
-		if err != nil {
+	modes := []string{"workspace-write", "read-only"}
+	results := make([]map[string][2]string, len(modes)) // attempt name: quiver's and codex's verdicts
+	t.Run("modes", func(t *testing.T) {
+		for i, mode := range modes {
+			t.Run(mode, func(t *testing.T) {
+				t.Parallel()
+				// Outside /tmp: Codex's workspace-write lets every process write there.
+				out, err := os.MkdirTemp(home, "quiver-compare-*")
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { os.RemoveAll(out) })
+				w := sandboxtest.NewWatchIn(t, out)
+				results[i] = map[string][2]string{}
+				for _, e := range escapes {
+					if e.Class == sandboxtest.ClassClassifier {
+						continue
+					}
+					ws := w.Workspace(t, e)
+					r := runSandboxed(t, w, ws, e, quiverBin, "--write-scope", mode, "sandbox", "--")
+					quiver := w.TouchedIn(t, e, ws, r.stdout+r.stderr)
+					if quiver != "" {
+						t.Errorf("quiver %s: class %d, %s: %s (exit %d)", mode, e.Class, e.Name, quiver, r.code)
+					}
+					ws = w.Workspace(t, e)
+					r = runSandboxed(t, w, ws, e, "env", "CODEX_HOME="+codexHome, codex, "sandbox", "-c", `sandbox_mode="`+mode+`"`, "--")
+					results[i][e.Name] = [2]string{quiver, w.TouchedIn(t, e, ws, r.stdout+r.stderr)}
+				}
+			})
+		}
+	})
+	table := escapeTable(escapes, modes, results)
+	t.Log("\n" + table)
+	if path := os.Getenv("QUIVER_ESCAPE_TABLE"); path != "" {
+		if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { os.RemoveAll(out) })
-		w := sandboxtest.NewWatchIn(t, out)
-		for _, e := range escapes {
-			line := w.Expand(e.Command)
-			r := runCLI(t, ws, "", "--write-scope", mode, "sandbox", "--", "bash", "-c", line)
-			quiver := w.Touched(t)
-			if quiver != "" {
-				t.Errorf("quiver %s: %s %s (exit %d)", mode, e.Name, quiver, r.code)
-			}
-			cmd := exec.Command(codex, "sandbox", "-c", `sandbox_mode="`+mode+`"`, "--", "bash", "-c", line)
-			cmd.Dir = ws
-			cmd.Run()
-			codexSaw := w.Touched(t)
-			fmt.Fprintf(&table, "%-16s %-30s quiver: %-8s codex: %s\n", mode, e.Name, verdict(quiver), verdict(codexSaw))
-		}
 	}
-	t.Log("\n" + table.String())
 }
 
-func verdict(touched string) string {
-	if touched == "" {
-		return "held"
+// escapeTable is the Markdown table of the results: one row per attempt,
+// "held", or under which modes it got through and its first effect.
+// Classes 8 and 10 are Quiver's own (its classifier, its config): Codex has
+// nothing to compare.
+func escapeTable(escapes []sandboxtest.Escape, modes []string, results []map[string][2]string) string {
+	var b strings.Builder
+	b.WriteString("| Class | Attempt | Quiver | Codex 0.169.0 |\n|---|---|---|---|\n")
+	for _, e := range escapes {
+		if e.Class == sandboxtest.ClassClassifier {
+			fmt.Fprintf(&b, "| %d | %s | exec_command only | not comparable: no classifier |\n", e.Class, e.Name)
+			continue
+		}
+		var cells [2]string
+		for engine := range cells {
+			cells[engine] = verdict(modes, results, e.Name, engine)
+		}
+		if e.Class == sandboxtest.ClassProtectedLink {
+			cells[1] = "not comparable: Quiver's config"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", e.Class, e.Name, cells[0], cells[1])
 	}
-	return "ESCAPED (" + strings.SplitN(touched, "\n", 2)[0] + ")"
+	return b.String()
+}
+
+// verdict is one cell: "held", or "through" with the modes and the first
+// effect seen (its first words: paths and diffs left out).
+func verdict(modes []string, results []map[string][2]string, name string, engine int) string {
+	var through, effects []string
+	for i, mode := range modes {
+		if what := results[i][name][engine]; what != "" {
+			through = append(through, mode)
+			effect, _, _ := strings.Cut(what, "(")
+			effect, _, _ = strings.Cut(effect, ";")
+			effects = append(effects, strings.TrimSuffix(strings.TrimSpace(effect), ":"))
+		}
+	}
+	switch {
+	case len(through) == 0:
+		return "held"
+	case len(through) == len(modes):
+		return "**through** (both modes: " + effects[0] + ")"
+	}
+	return "**through** (" + strings.Join(through, ", ") + ": " + effects[0] + ")"
 }

@@ -1,6 +1,7 @@
 // Package mcppeers finds, for tests, the real MCP servers and clients from
 // npm that scripts/mcp-peers installs: server-everything, server-filesystem,
-// the inspector, and the conformance suite with the Node 22 it needs.
+// the inspector, and the conformance suite with the Node 22 it needs; and
+// codex, whose sandbox Quiver's is compared with.
 //
 // Tests use real peers, not mocks, so a missing peer is a set-up fault: with
 // CI=true it fails the test (the suite's set-up must install it); elsewhere
@@ -56,4 +57,18 @@ func Need(t testing.TB, rel string) string {
 func Server(t testing.TB, name string) string {
 	t.Helper()
 	return Need(t, filepath.Join(Modules, "@modelcontextprotocol", name, "dist", "index.js"))
+}
+
+// Codex returns the native codex binary of npm's @openai/codex (the
+// linux-x64 build its platform package ships), the reference the sandbox
+// is compared with, and a CODEX_HOME for it beside the peers: codex keeps
+// its helper links there and refuses to make them under /tmp.
+func Codex(t testing.TB) (bin, home string) {
+	t.Helper()
+	bin = Need(t, "codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex")
+	home = filepath.Join(filepath.Dir(Need(t, "codex/node_modules")), "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return bin, home
 }
