@@ -151,3 +151,17 @@ func inGitDir(s string) bool {
 	}
 	return false
 }
+
+// ReadDenied returns the paths that deny rules refuse to read_file, as
+// written (workspace-relative globs, or absolute): a read deny means every
+// reader, so the sandbox masks them for every process a call starts
+// (sandbox.Profile.MaskReads).
+func (p *Policy) ReadDenied() []string {
+	var out []string
+	for _, r := range p.deny {
+		if r.Spec != "" && !strings.HasPrefix(r.Spec, "domain:") && r.matchesTool("read_file") {
+			out = append(out, cleanSubjectPath(r.Spec))
+		}
+	}
+	return out
+}

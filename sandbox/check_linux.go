@@ -116,6 +116,7 @@ func (p *Profile) wrap(cmd *exec.Cmd) error {
 	s := p.spec()
 	s.Protected = p.protectedNow()
 	s.Exec = p.execOnly
+	s.Masked = expandGlobs(p.Masked)
 	if l := launch.LauncherOf(s); l != "/proc/self/exe" {
 		probed, _ := launcherProbes.LoadOrStore(l, sync.OnceValue(func() error { return runProbe(s, probeWith) }))
 		if err := probed.(func() error)(); err != nil {

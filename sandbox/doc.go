@@ -219,7 +219,14 @@
 // # What the sandbox does not do
 //
 //   - Reads stay open under every profile, as in Codex: a confined process
-//     can read any file its user can (~/.ssh included). The file tools are
+//     can read any file its user can (~/.ssh included), except the paths a
+//     read deny rule names (deny = ["read_file(.env)"], [Profile.MaskReads]),
+//     over which the launcher mounts /dev/null (a file) or an empty
+//     read-only tmpfs (a directory), so cat, grep -r, interpreters and
+//     symbolic links read nothing there, as Claude Code's denyRead does. A
+//     hard link to such a file cannot be made inside the sandbox (EXDEV);
+//     one that existed before the call is a name of its own and is not
+//     masked unless a rule names it too. The file tools are
 //     held to the workspace by package workspace; processes are not.
 //     (The CLI provider's rg and fd are the exception: they may read only
 //     the workspace and the system's program directories, see

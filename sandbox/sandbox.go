@@ -78,6 +78,12 @@ type Profile struct {
 	// TempDir is the call's private temporary directory: writable, and the
 	// process's TMPDIR. Empty for none.
 	TempDir string
+	// Masked are paths (absolute; globs expanded when a process starts)
+	// that no process may read: the paths a read deny rule names
+	// (deny = ["read_file(.env)"]). Each gets something empty mounted over
+	// it, so cat, grep -r, an interpreter and a symbolic link all read
+	// nothing there.
+	Masked []string
 	// Readable, when not nil, limits reads to these trees plus the system's
 	// program directories (see systemReadable). nil leaves reads open.
 	Readable []string
@@ -153,6 +159,22 @@ func New(mode Mode, workspace string, cfg Config, protected []string) (*Profile,
 		p.Protected = append(p.Protected, abs)
 	}
 	return p, nil
+}
+
+// MaskReads returns a copy of p under which no process reads paths:
+// workspace-relative globs (the path deny rules of read_file) or absolute
+// paths. Each is masked as [Profile].Masked says.
+func (p *Profile) MaskReads(paths []string) (*Profile, error) {
+	q := *p
+	q.Masked = slices.Clone(p.Masked)
+	for _, m := range paths {
+		abs, err := absUnder(p.Workspace, m)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: masked path %q: %w", m, err)
+		}
+		q.Masked = append(q.Masked, abs)
+	}
+	return &q, nil
 }
 
 // absUnder makes p absolute: ~ is the home directory, a relative path is

@@ -48,6 +48,9 @@ type Spec struct {
 	TempDir   string   `json:"tmpdir,omitempty"`
 	Readable  []string `json:"readable,omitempty"` // nil: reads open
 	Limited   bool     `json:"limited,omitempty"`  // reads limited to Readable
+	// Masked are paths no program may read: each has something empty
+	// mounted over it (mask_linux.go).
+	Masked []string `json:"masked,omitempty"`
 	// UnixSockets are the named Unix sockets the program may connect to
 	// ([sandbox] unix_sockets); "*" is every one. Non-empty, it lets the
 	// seccomp filter allow AF_UNIX and needs Landlock ABI 9.
@@ -321,6 +324,9 @@ func (p *Spec) protect() error {
 		if err := p.protectPaths(); err != nil {
 			return err
 		}
+	}
+	if err := p.mask(); err != nil {
+		return err
 	}
 	if err := readOnlyExcept(roots); err != nil {
 		return err
