@@ -49,8 +49,11 @@ type Config struct {
 	// network of confined processes.
 	Network Network `toml:"network"`
 	// WritableRoots are further directories confined processes may write
-	// under workspace-write (a GOCACHE, say). Relative paths are relative to
-	// the workspace; ~ is the home directory.
+	// under workspace-write. Never a cache that unconfined programs share
+	// (the Go build cache, npm's): a confined process could plant an entry
+	// the user's next unconfined build runs; a confined command gets a cache
+	// of its own in its TMPDIR or the workspace instead. Relative paths are
+	// relative to the workspace; ~ is the home directory.
 	WritableRoots []string `toml:"writable_roots"`
 	// UnixSockets are the named Unix sockets confined processes may
 	// connect to (an ssh-agent's): without any, the seccomp filter refuses
