@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/quiverkit/quiver/internal/procgroup"
+	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/sandbox"
 )
 
@@ -74,22 +75,32 @@ func (p *Provider) start(ctx context.Context) (*conn, error) {
 	return c, nil
 }
 
-// command builds the server's process: Quiver's environment plus the
-// configured variables, in a process group of its own.
+// command builds the server's process, in a process group of its own.
 func (p *Provider) command(stderr *tail) *exec.Cmd {
 	cmd := exec.Command(p.cfg.Command, p.cfg.Args...)
 	cmd.Dir = p.cfg.Dir
-	cmd.Env = os.Environ()
-	for k, v := range p.cfg.Env {
-		cmd.Env = append(cmd.Env, k+"="+expand(v))
-	}
-	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", depthVar, depth()+1))
+	cmd.Env = p.env()
 	cmd.Stderr = &logLines{tail: stderr, log: p.log}
 	// A helper the server left running may hold its stderr open; do not
 	// wait for it past the server's own exit.
 	cmd.WaitDelay = 500 * time.Millisecond
 	procgroup.Set(cmd)
 	return cmd
+}
+
+// env is the server's environment: the minimal one every process Quiver
+// starts gets (shell.HostEnv: PATH, HOME, the user, the locale, the
+// terminal), the configured variables, and the nesting depth. Nothing else
+// of Quiver's environment reaches it: not the model providers' API keys,
+// not `quiver serve --token-env`'s token. A server that needs a host
+// variable names it: env = { GITHUB_TOKEN = "${GITHUB_TOKEN}" }.
+func (p *Provider) env() []string {
+	extra := make([]string, 0, len(p.cfg.Env)+1)
+	for k, v := range p.cfg.Env {
+		extra = append(extra, k+"="+expand(v))
+	}
+	extra = append(extra, fmt.Sprintf("%s=%d", depthVar, depth()+1))
+	return shell.MergeEnv(shell.HostEnv(nil), extra)
 }
 
 // confine wraps the server's command in its sandbox profile, with a

@@ -33,6 +33,11 @@
 // notifications/tools/list_changed from the server marks the catalogue
 // stale, and the registry lists the server again on its next lookup.
 //
+// A stdio server gets the minimal environment of every process Quiver
+// starts (shell.HostEnv) plus what its config's env sets, where ${VAR}
+// passes a host variable on by name: never the rest of Quiver's
+// environment, which holds API keys and serve's token.
+//
 // A stdio server runs in its own process group, which is killed when the
 // provider closes, so that servers started through wrappers (npx, uvx, sh)
 // leave nothing behind.
