@@ -22,11 +22,7 @@ func (tk *Toolkit) Sandbox() *sandbox.Profile { return tk.box }
 // newSandbox derives the toolkit's profile from its write scope, its
 // workspace and the policy's protected paths.
 func (tk *Toolkit) newSandbox() error {
-	mode, err := sandbox.ParseMode(string(tk.policy.WriteScope()))
-	if err != nil {
-		return fmt.Errorf("quiver: %w", err)
-	}
-	box, err := sandbox.New(mode, tk.ws.Dir(), tk.boxConfig, tk.policy.ProtectedPaths())
+	box, err := tk.policy.Sandbox(tk.ws.Dir(), tk.boxConfig)
 	if err != nil {
 		return fmt.Errorf("quiver: %w", err)
 	}

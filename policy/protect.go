@@ -104,6 +104,20 @@ func (p *Policy) ProtectedPaths() []string {
 	return out
 }
 
+// Sandbox returns the kernel sandbox profile of every process started
+// under p in workspace: p's write scope, p's protected paths ([ProtectedPaths]),
+// and cfg's network and extra roots. It is the one place a profile is
+// built from a policy: the toolkit's (exec_command, custom and script tools,
+// git), MCP servers', quiver-models' and `quiver sandbox`'s all come from
+// here, so no process gets fewer protected paths than another.
+func (p *Policy) Sandbox(workspace string, cfg sandbox.Config) (*sandbox.Profile, error) {
+	mode, err := sandbox.ParseMode(string(p.scope))
+	if err != nil {
+		return nil, err
+	}
+	return sandbox.New(mode, workspace, cfg, p.ProtectedPaths())
+}
+
 // protects reports whether the subject path s (clean: workspace-relative
 // slash path, or absolute) is protected, and by which entry.
 func (p *Policy) protects(s string) (string, bool) {

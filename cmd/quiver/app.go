@@ -129,7 +129,9 @@ func (a *app) writeScope(cfg *config.Config) (policy.WriteScope, error) {
 	return s, nil
 }
 
-func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
+// newPolicy returns the policy of cfg and the write scope: the toolkit's, and
+// the source of every sandbox profile (see processSandbox).
+func (a *app) newPolicy(cfg *config.Config) (*policy.Policy, error) {
 	scope, err := a.writeScope(cfg)
 	if err != nil {
 		return nil, err
@@ -143,6 +145,14 @@ func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
 	p, err := policy.New(pc, scope)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Path, err)
+	}
+	return p, nil
+}
+
+func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
+	p, err := a.newPolicy(cfg)
+	if err != nil {
+		return nil, err
 	}
 	root := a.flags.root
 	if root == "" {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/quiverkit/quiver"
@@ -65,10 +64,12 @@ func (a *app) mcpSandbox(cfg *config.Config, s config.MCPServer, dir string) (*s
 }
 
 // processSandbox returns the profile of a process Quiver starts for itself
-// (an MCP server, quiver-models) in dir: the write scope's, with the
-// configuration's protected paths, and the network when network is set.
+// (an MCP server, quiver-models) in dir: built by the same function from
+// the same policy as the toolkit's (policy.Policy.Sandbox), so it has the
+// same protected paths, [policy] protected included; the network when
+// network is set.
 func (a *app) processSandbox(cfg *config.Config, dir string, network bool) (*sandbox.Profile, error) {
-	scope, err := a.writeScope(cfg)
+	pol, err := a.newPolicy(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -79,16 +80,7 @@ func (a *app) processSandbox(cfg *config.Config, dir string, network bool) (*san
 	if network { // this server's own setting: every host, as [sandbox] network = true
 		sc.Network = sandbox.AnyHost
 	}
-	files, err := configFiles(cfg)
-	if err != nil {
-		return nil, err
-	}
-	protected := append(slices.Clone(sandbox.StandardProtected), files...)
-	mode, err := sandbox.ParseMode(string(scope))
-	if err != nil {
-		return nil, err
-	}
-	return sandbox.New(mode, dir, sc, protected)
+	return pol.Sandbox(dir, sc)
 }
 
 // workspaceDir is the workspace root as the toolkit will open it ("" for
