@@ -160,11 +160,6 @@ func (p *Profile) MayWrite(path string) bool {
 	return p.spec().MayWrite(path)
 }
 
-// Describe says what the sandbox uses on this machine.
-func Describe() string {
-	return fmt.Sprintf("Landlock ABI %d; user, mount and network namespaces", launch.ABI())
-}
-
 // expandGlobs replaces each protected entry that is a glob (the operator's
 // "*.pem") with the paths it matches now, when the process starts.
 func expandGlobs(paths []string) []string {
@@ -196,4 +191,73 @@ func (p *Profile) protectedNow() []string {
 		}
 	}
 	return append(paths, p.gitPins(p.gitWrite)...)
+}
+
+// Inspect reports what the sandbox enforces on this machine for cfg's
+// settings: each layer, and each write scope's profile.
+func Inspect(cfg Config) Report {
+	r := Report{Available: true, LandlockABI: usedABI(), KernelABI: launch.ABI()}
+	if err := Check(); err != nil {
+		r.Available, r.Missing = false, err.Error()
+	}
+	s := launch.Spec{Workspace: os.TempDir(), LandlockABI: abiCap(), UnixSockets: cfg.UnixSockets}
+	r.LandlockRights = launch.RightsUsed(r.LandlockABI)
+	cmd := &exec.Cmd{}
+	launch.Command(s, cmd) // for the namespaces only; nothing is started
+	r.Namespaces = launch.Namespaces(cmd.SysProcAttr)
+	for _, rule := range s.SyscallRules() {
+		r.Seccomp = append(r.Seccomp, SyscallRule(rule))
+	}
+	r.Profiles = profileReports(r, cfg)
+	return r
+}
+
+// profileReports says what each write scope enforces, given r's layers.
+func profileReports(r Report, cfg Config) []ProfileReport {
+	if !r.Available || cfg.Disabled {
+		why := "nothing: the sandbox is unavailable here, and every confined start is refused"
+		if cfg.Disabled {
+			why = "nothing: [sandbox] disabled = true"
+		}
+		return []ProfileReport{{ReadOnly, []string{why}}, {WorkspaceWrite, []string{why}},
+			{Unconfined, []string{"nothing (the explicit opt-out)"}}}
+	}
+	network := "no network: a network namespace with its own loopback only"
+	if cfg.Network.All() {
+		network = "the network is on ([sandbox] network = true)"
+	}
+	sockets := "no Unix sockets (seccomp refuses AF_UNIX; stream socketpairs stay)"
+	switch {
+	case slices.Contains(cfg.UnixSockets, launch.AnyUnixSocket):
+		sockets = "every Unix socket may be connected to ([sandbox] unix_sockets = [\"*\"])"
+	case len(cfg.UnixSockets) > 0 && r.LandlockABI >= launch.ResolveUnixABI:
+		sockets = "Unix sockets only at " + strings.Join(cfg.UnixSockets, ", ") + " (Landlock's resolve-unix right)"
+	case len(cfg.UnixSockets) > 0:
+		sockets = fmt.Sprintf("refused to start: [sandbox] unix_sockets names paths, which needs Landlock ABI %d", launch.ResolveUnixABI)
+	}
+	common := []string{network, sockets,
+		"no terminal injection (seccomp: TIOCSTI, TIOCLINUX)",
+		"signals stay inside (" + signalFence(r) + ")",
+		"no ptrace, process_vm_*, io_uring, bpf, perf_event_open, userfaultfd, keyrings, kexec; native system call ABI only",
+		"no capabilities (all dropped), no_new_privs"}
+	return []ProfileReport{
+		{ReadOnly, append([]string{"writes nothing but /dev/null, /dev/zero and /dev/full (Landlock, read-only mounts); reads open"}, common...)},
+		{WorkspaceWrite, append([]string{"writes the workspace, the call's TMPDIR and writable_roots only (Landlock); the protected paths and their links stay read-only (mounts)"}, common...)},
+		{Unconfined, []string{"nothing (the explicit opt-out)"}},
+	}
+}
+
+// signalFence names what keeps signals inside on this machine.
+func signalFence(r Report) string {
+	var by []string
+	if r.LandlockABI >= launch.ScopeABI {
+		by = append(by, "Landlock's signal scope")
+	}
+	if slices.Contains(r.Namespaces, "pid") {
+		by = append(by, "the PID namespace")
+	}
+	if len(by) == 0 {
+		return "nothing: confined starts are refused"
+	}
+	return strings.Join(by, " and ")
 }

@@ -11,8 +11,13 @@ func Check() error {
 
 func (p *Profile) wrap(*exec.Cmd) error { return Check() }
 
-// Describe says what the sandbox uses on this machine: nothing.
-func Describe() string { return "no kernel sandbox on this platform" }
+// Inspect reports that nothing is enforced on this platform.
+func Inspect(cfg Config) Report {
+	r := Report{Missing: Check().Error()}
+	why := []string{"nothing: no kernel sandbox on this platform, and every confined start is refused"}
+	r.Profiles = []ProfileReport{{ReadOnly, why}, {WorkspaceWrite, why}, {Unconfined, []string{"nothing (the explicit opt-out)"}}}
+	return r
+}
 
 // MayWrite reports whether a process started under p may write path: any
 // path when p is unconfined; none when it is confined, since nothing can

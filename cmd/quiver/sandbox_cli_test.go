@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 )
 
@@ -77,8 +80,13 @@ func TestSandboxCommand(t *testing.T) {
 	if what := w.Touched(t); !strings.Contains(what, "TCP") {
 		t.Errorf("--network: the host's listener was not reached (%q)", what)
 	}
-	if r := runCLI(t, ws, "", "sandbox", "check"); r.code != 0 || !strings.Contains(r.stdout, "Landlock ABI") {
+	if r := runCLI(t, ws, "", "sandbox", "check"); r.code != 0 || !strings.Contains(r.stdout, "landlock: ABI") || !strings.Contains(r.stdout, "TIOCSTI") {
 		t.Errorf("sandbox check: %+v", r)
+	}
+	var report sandbox.Report
+	if r := runCLI(t, ws, "", "sandbox", "check", "--json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &report) != nil ||
+		!report.Available || len(report.Seccomp) == 0 || len(report.Profiles) != 3 || !slices.Contains(report.Namespaces, "user") {
+		t.Errorf("sandbox check --json: %+v\n%+v", r, report)
 	}
 	t.Setenv("QUIVER_SANDBOX_UNSUPPORTED", "Landlock (simulated: not in this kernel)")
 	for _, args := range [][]string{{"sandbox", "check"}, {"sandbox", "--", "true"}, {"call", "exec_command", `{"argv":["true"]}`, "--yes"}} {

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,19 +30,64 @@ func (a *app) sandboxCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&network, "network", false, "let the command reach the network")
-	cmd.AddCommand(&cobra.Command{
-		Use:   "check",
-		Short: "Report whether this machine can enforce the sandbox",
+	cmd.AddCommand(a.sandboxCheckCommand())
+	return cmd
+}
+
+// sandboxCheckCommand is `quiver sandbox check [--json]`: each layer of the
+// sandbox as this machine has it, and what each write scope enforces with
+// the [sandbox] settings of quiver.toml. It exits non-zero where confined
+// profiles cannot run.
+func (a *app) sandboxCheckCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "check [--json]",
+		Short: "Report what the sandbox enforces on this machine, layer by layer and per write scope",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := sandbox.Check(); err != nil {
-				return &exitError{code: exitTool, msg: "quiver: " + err.Error()}
+			var sc sandbox.Config
+			if cfg, err := a.loadConfig(); err == nil {
+				sc = cfg.Sandbox
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "sandbox: ok ("+sandbox.Describe()+")")
+			r := sandbox.Inspect(sc)
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(r); err != nil {
+					return err
+				}
+			} else {
+				printSandboxReport(out, r)
+			}
+			if !r.Available {
+				return &exitError{code: exitTool, msg: "quiver: " + r.Missing}
+			}
 			return nil
 		},
-	})
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	return cmd
+}
+
+func printSandboxReport(w io.Writer, r sandbox.Report) {
+	if r.Available {
+		fmt.Fprintln(w, "sandbox: ok")
+	} else {
+		fmt.Fprintln(w, "sandbox: unavailable")
+	}
+	fmt.Fprintf(w, "landlock: ABI %d (kernel %d): %s\n", r.LandlockABI, r.KernelABI, strings.Join(r.LandlockRights, " "))
+	fmt.Fprintf(w, "namespaces: %s\n", strings.Join(r.Namespaces, " "))
+	fmt.Fprintln(w, "seccomp, refused (EPERM; other ABIs ENOSYS):")
+	for _, rule := range r.Seccomp {
+		fmt.Fprintf(w, "  %-18s %s\n", rule.Syscall, rule.Refused)
+	}
+	for _, p := range r.Profiles {
+		fmt.Fprintf(w, "%s:\n", p.Mode)
+		for _, e := range p.Enforces {
+			fmt.Fprintf(w, "  - %s\n", e)
+		}
+	}
 }
 
 // runSandboxed runs args in the workspace under the toolkit's profile and

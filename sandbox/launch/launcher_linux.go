@@ -147,3 +147,37 @@ func (s Spec) enforceable(sys *syscall.SysProcAttr) error {
 	}
 	return &MissingError{Missing: strings.Join(missing, "; ")}
 }
+
+// RightsUsed names the Landlock rights and scopes a launcher handles at
+// abi (see handledFS): each is refused wherever a rule does not grant it.
+func RightsUsed(abi int) []string {
+	names := []string{"execute", "write_file", "read_file", "read_dir", "remove_dir", "remove_file",
+		"make_char", "make_dir", "make_reg", "make_sock", "make_fifo", "make_block", "make_sym",
+		"refer", "truncate", "ioctl_dev", "resolve_unix"}
+	handled := handledFS(abi)
+	var out []string
+	for i, n := range names {
+		if handled&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	if abi >= ScopeABI {
+		out = append(out, "scope:abstract_unix_socket", "scope:signal")
+	}
+	return out
+}
+
+// Namespaces names the namespaces sys creates.
+func Namespaces(sys *syscall.SysProcAttr) []string {
+	var out []string
+	for _, ns := range []struct {
+		flag uintptr
+		name string
+	}{{syscall.CLONE_NEWUSER, "user"}, {syscall.CLONE_NEWNS, "mount"}, {syscall.CLONE_NEWNET, "network"},
+		{syscall.CLONE_NEWPID, "pid"}, {syscall.CLONE_NEWIPC, "ipc"}} {
+		if sys != nil && sys.Cloneflags&ns.flag != 0 {
+			out = append(out, ns.name)
+		}
+	}
+	return out
+}
