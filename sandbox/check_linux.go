@@ -51,7 +51,7 @@ var probe struct {
 // profile uses, with a protected path to mount, confined with every layer
 // a call gets. The probe starts no other program: a launcher beside the
 // executable is judged, and probed, against each real call's profile
-// instead (see wrap).
+// instead ([Profile.Check], which starting a process uses).
 func Check() error {
 	if why := os.Getenv(unsupportedEnv); why != "" {
 		return &UnavailableError{Missing: why}
@@ -60,13 +60,21 @@ func Check() error {
 	return probe.err
 }
 
-func checkKernel() error {
+// checkABI refuses a Landlock ABI too old for any profile.
+func checkABI() error {
 	if abi := usedABI(); abi < launch.MinABI {
 		have := "none"
 		if abi > 0 {
 			have = fmt.Sprintf("ABI %d", abi)
 		}
 		return &UnavailableError{Missing: fmt.Sprintf("Landlock ABI %d or later (this kernel has %s)", launch.MinABI, have)}
+	}
+	return nil
+}
+
+func checkKernel() error {
+	if err := checkABI(); err != nil {
+		return err
 	}
 	dir, err := os.MkdirTemp("", "quiver-probe-*")
 	if err != nil {
@@ -107,22 +115,39 @@ func unavailable(err error) error {
 	return &UnavailableError{Missing: "a launcher", Err: err}
 }
 
-// launcherProbes holds, per launcher other than the running executable,
-// the result of probing it once with the profile of the first call that
-// chose it.
-var launcherProbes sync.Map // launcher path -> error
+// launcherProbes holds, per launcher, the result of probing it once with
+// the profile of the first call that chose it.
+var launcherProbes sync.Map // launcher path -> func() error
+
+// Check reports whether this machine can enforce p: nil, or an
+// [*UnavailableError] naming what is missing. It probes, once per
+// launcher, exactly what a call of p starts: the launcher chosen for p
+// (see launch.TrustedSibling), with p's profile. Unconfined profiles need
+// nothing.
+func (p *Profile) Check() error {
+	if !p.Confined() {
+		return nil
+	}
+	if why := os.Getenv(unsupportedEnv); why != "" {
+		return &UnavailableError{Missing: why}
+	}
+	if err := checkABI(); err != nil {
+		return err
+	}
+	s := p.spec()
+	s.Protected = p.protectedNow()
+	s.Exec = p.execOnly
+	s.Masked = expandGlobs(p.Masked)
+	l := launch.LauncherOf(s)
+	probed, _ := launcherProbes.LoadOrStore(l, sync.OnceValue(func() error { return runProbe(s, probeWith) }))
+	return probed.(func() error)()
+}
 
 func (p *Profile) wrap(cmd *exec.Cmd) error {
 	s := p.spec()
 	s.Protected = p.protectedNow()
 	s.Exec = p.execOnly
 	s.Masked = expandGlobs(p.Masked)
-	if l := launch.LauncherOf(s); l != "/proc/self/exe" {
-		probed, _ := launcherProbes.LoadOrStore(l, sync.OnceValue(func() error { return runProbe(s, probeWith) }))
-		if err := probed.(func() error)(); err != nil {
-			return err
-		}
-	}
 	s.Path, s.Args = cmd.Path, cmd.Args
 	if err := launch.Command(s, cmd); err != nil {
 		var me *launch.MissingError

@@ -11,6 +11,15 @@ func Check() error {
 
 func (p *Profile) wrap(*exec.Cmd) error { return Check() }
 
+// Check reports whether p can be enforced here: only when it is
+// unconfined.
+func (p *Profile) Check() error {
+	if !p.Confined() {
+		return nil
+	}
+	return Check()
+}
+
 // Inspect reports that nothing is enforced on this platform.
 func Inspect(cfg Config) Report {
 	r := Report{Missing: Check().Error()}

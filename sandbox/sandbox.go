@@ -313,7 +313,7 @@ func (p *Profile) Wrap(cmd *exec.Cmd) error {
 	if !p.Confined() {
 		return nil
 	}
-	if err := Check(); err != nil {
+	if err := p.Check(); err != nil {
 		return err
 	}
 	if cmd.Err != nil {

@@ -392,7 +392,7 @@ func startJob(ctx context.Context, tc tool.Context, spec shell.Spec, in ExecComm
 		timeout = time.Duration(*in.TimeoutSecs) * time.Second
 	}
 	if spec.Sandbox.Confined() {
-		if err := sandbox.Check(); err != nil {
+		if err := spec.Sandbox.Check(); err != nil {
 			return nil, sandbox.ToolError(err)
 		}
 	}

@@ -14,8 +14,6 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
-
-	"github.com/quiverkit/quiver/sandbox"
 )
 
 var errRefused = errors.New("refused by the command gate")
@@ -52,7 +50,7 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 		return Outcome{}, errors.New("shell: no command gate")
 	}
 	if spec.Sandbox.Confined() {
-		if err := sandbox.Check(); err != nil {
+		if err := spec.Sandbox.Check(); err != nil {
 			return Outcome{}, err
 		}
 		if spec.Sandbox.TempDir == "" {
