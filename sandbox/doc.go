@@ -150,8 +150,10 @@
 //
 // The launcher is the running executable, or a quiver-sandbox beside it
 // that no confined process could have written, judged against each real
-// call's profile at its start; the availability probe runs the running
-// executable only. No environment variable names a launcher.
+// call's profile at its start. A call's availability probe
+// ([Profile.Check]) runs exactly that launcher with that profile, once per
+// launcher; the machine-wide [Check] runs the running executable only. No
+// environment variable names a launcher.
 //
 // # The launcher
 //
