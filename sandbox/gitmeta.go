@@ -74,13 +74,6 @@ func absFrom(base, p string) string {
 	return filepath.Clean(p)
 }
 
-// gitWritable are the entries of a git directory that git's own add,
-// commit, and the like write beside those it creates (lock files, index,
-// COMMIT_EDITMSG, ORIG_HEAD...): everything else that exists is pinned by
-// gitPins. Loose and packed objects and refs are data: git reads no program
-// and no location from them.
-var gitWritable = map[string]bool{"objects": true, "refs": true, "logs": true}
-
 // gitPinned are the entries of a git directory that name programs or other
 // locations (config and hooks; info/ holds attributes, grafts, exclude and
 // sparse-checkout; objects/info holds alternates; worktrees/ and modules/
