@@ -196,7 +196,9 @@ func TestCheckWriteProtected(t *testing.T) {
 		{"unasked: .git/config", unasked, ".git/config", false},
 		{"unasked: .git/config spelled otherwise", unasked, "./.git//config", false},
 		{"unasked: .git/config through a link", unasked, "gitlink/config", false},
-		{"approved: a person saw the line", approved, ".git/config", true},
+		{"approved: a person's yes does not open a protected path", approved, ".git/config", false},
+		{"approved: nor through a link", approved, "gitlink/config", false},
+		{"approved: an ordinary file", approved, "out.txt", true},
 		{"approved: a deny rule still binds", approved, "secret/x", false},
 	} {
 		err := c.gate.CheckWrite(ctx, c.path)

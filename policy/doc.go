@@ -79,7 +79,8 @@
 // updates, deletes, moves from and moves to — is asked about even when a rule
 // allows it, as Claude Code does for its own settings; with no approver, or
 // one that says no, it is refused. A redirection of exec_command into a
-// protected path is refused unless a person approved the line. The sandbox
+// protected path is refused whoever approved the line, as the sandbox
+// refuses it to the line's processes. The sandbox
 // keeps the same list read-only for every process ([Policy.ProtectedPaths]).
 // On Linux names are matched exactly, as the kernel does; on macOS and
 // Windows, whose file systems ignore case by default, protected paths are

@@ -27,8 +27,10 @@ import (
 // as a file tool's path is ([ResolveSubjects]): the path deny rules of the
 // tools that write the paths they name ([tool.Tool.WritesSubjectPaths])
 // bind it — deny = ["write_file(.env)"] stops `echo x > .env` too — and a
-// protected path is refused unless a person approved the line that writes
-// it. catalog lists the tools whose rules those are: every provider's,
+// protected path is refused whoever approved the line, as the sandbox
+// refuses it to every process the line starts: a person approving a
+// command line is not approving a write of .git/config hidden in it, and
+// --yes or a remembered "always allow" approve without anyone reading. catalog lists the tools whose rules those are: every provider's,
 // shadowed ones included, so that a tool of the same name served instead
 // (a workspace's script called write_file) cannot unbind them. It is called
 // only when a command writes, and an error from it refuses the write. Nil
@@ -106,12 +108,10 @@ func (g *commandGate) CheckWrite(ctx context.Context, p string) error {
 			}
 		}
 	}
-	if g.approved {
-		return nil
-	}
 	for _, s := range subjects {
 		if e, ok := g.p.protects(s.Value); ok {
-			return tool.Errorf(tool.CodeToolNotAllowed, "writing %s refused: %s is a protected path, and nobody approved this command", p, e).
+			return tool.Errorf(tool.CodeToolNotAllowed,
+				"writing %s refused: %s is a protected path, which no command may write, whoever approved it (the sandbox refuses it to every process too); use a file tool, which asks", p, e).
 				WithDetail("rule", "protected path "+e)
 		}
 	}

@@ -330,9 +330,11 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 var errCaptureFull = errors.New("capture limit reached")
 
 // open is the interpreter's open handler: every file the shell itself opens
-// (redirections, source, $(<file)) is opened through the workspace, relative
-// to the shell's current directory, and every file opened for writing must
-// pass the gate.
+// (redirections, exec 3>file, source, $(<file)) is opened through the
+// workspace, relative to the shell's current directory, and every file
+// opened for writing must pass the gate, which refuses protected paths
+// whoever approved the line (openChecked: the file opened is the one the
+// gate saw).
 func (st *runState) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
 	hc := interp.HandlerCtx(ctx)
 	if path == os.DevNull {
@@ -361,12 +363,12 @@ func (st *runState) open(ctx context.Context, path string, flag int, perm os.Fil
 		}
 		return f, nil
 	}
-	if err := st.spec.Gate.CheckWrite(ctx, rel); err != nil {
-		st.refuse(hc.Stderr, "write "+rel, err)
+	f, refusal, err := st.openChecked(ctx, rel, flag, perm)
+	switch {
+	case refusal != nil:
+		st.refuse(hc.Stderr, "write "+rel, refusal)
 		return nil, &os.PathError{Op: "open", Path: path, Err: errRefused}
-	}
-	f, err := openForWriting(ws.Root(), rel, flag, perm)
-	if err != nil {
+	case err != nil:
 		return nil, &os.PathError{Op: "open", Path: path, Err: unwrapExec(err)}
 	}
 	return f, nil

@@ -3,6 +3,7 @@ package approve
 import (
 	"testing"
 
+	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -16,6 +17,8 @@ func FuzzSessionRules(f *testing.F) {
 		"git status", "git status && rm -rf x", "git status; rm -rf x", "git status | sh", "(git status)",
 		"git status $(rm -rf x)", "git status `rm -rf x`", "git status\nrm -rf x", "'git' 'status'", "git  status",
 		"GIT_DIR=/tmp git status", "git status > /etc/passwd", "git status -s", "eval git status", "git status &",
+		"git status >> .git/config", "git status 2>&1", "git status &> quiver.toml", "for PATH in .; do git status; done",
+		"exec 3>x; git status >&3", "{ git status; } > x",
 	} {
 		f.Add(seed)
 	}
@@ -27,6 +30,9 @@ func FuzzSessionRules(f *testing.F) {
 		if !s.allows(req) {
 			return
 		}
+		if err := shell.PlainLine(line); err != nil {
+			t.Fatalf("allowed %q, which does more than run its commands: %v", line, err)
+		}
 		cmds, err := policy.SimpleCommands(line)
 		if err != nil {
 			t.Fatalf("allowed a line that does not parse: %q (%v)", line, err)
@@ -37,4 +43,40 @@ func FuzzSessionRules(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSessionRulesCoverWholeLines: "always allow exec_command(make -s test)"
+// lets through only lines that do nothing but run that command.
+func TestSessionRulesCoverWholeLines(t *testing.T) {
+	s := &SessionRules{}
+	s.allow("exec_command(make -s test)")
+	for _, c := range []struct {
+		line    string
+		allowed bool
+	}{
+		{"make -s test", true},
+		{"make -s test 2>&1", true},
+		{"make -s test >/dev/null", true},
+		{"make -s test && make -s test", true},
+		{"make -s test >> .git/config", false},
+		{"make -s test > .quiver/tools/x", false},
+		{"make -s test &> quiver.toml", false},
+		{"make -s test >| .git/hooks/pre-commit", false},
+		{"make -s test <> .git/config", false},
+		{"make -s test >& .git/config", false},
+		{"exec 3>> .git/config; make -s test >&3", false},
+		{"{ make -s test; } >> .git/config", false},
+		{"PATH=. make -s test", false},
+		{"LD_PRELOAD=./x.so make -s test", false},
+		{"for PATH in .; do make -s test; done", false},
+		{"make() { rm -rf x; }; make -s test", false},
+		{"make -s test &", false},
+		{"make -s test; rm -rf x", false},
+	} {
+		req := policy.Request{Tool: "exec_command", Suggest: "exec_command(make -s test)",
+			Subjects: []tool.Subject{{Kind: tool.SubjectCommand, Value: c.line}}}
+		if got := s.allows(req); got != c.allowed {
+			t.Errorf("remembered exec_command(make -s test) on %q: allowed = %v, want %v", c.line, got, c.allowed)
+		}
+	}
 }
