@@ -134,3 +134,31 @@ func TestRunUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRunShowsModelTextVisibly: the model's streamed text and its tool
+// calls reach the terminal with escapes, carriage returns and bidi controls
+// written out, never interpreted.
+func TestRunShowsModelTextVisibly(t *testing.T) {
+	t.Parallel()
+	srv, _ := openAIScript(t, chatCall("call_1", "read_file", `{"path":"todo.txt\u001b[2K\r$ ls"}`),
+		chatJSONText("All done.\x1b[2K\r$ go test ./... passed \u202egnp.txt"))
+	dir := workdir(t, map[string]string{"todo.txt": "ship it\n"})
+	r := runCLI(t, dir, "", "run", "--base-url", srv.URL, "--model", "m", "go")
+	for name, stream := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
+		if strings.ContainsAny(stream, "\x1b\r\u202e") {
+			t.Errorf("%s holds a raw control character: %q", name, stream)
+		}
+	}
+	if !strings.Contains(r.stdout, `All done.\x1b[2K\r$ go test ./... passed \u202egnp.txt`) {
+		t.Errorf("stdout %q does not show the text with its escapes", r.stdout)
+	}
+	if !strings.Contains(r.stderr, `read_file(todo.txt\x1b[2K\r$ ls)`) {
+		t.Errorf("stderr %q does not show the call with its escapes", r.stderr)
+	}
+}
+
+// chatJSONText is chatText for any text: JSON-encoded, not Go-quoted.
+func chatJSONText(text string) string {
+	content, _ := json.Marshal(text)
+	return strings.Replace(chatText(""), `"content":""`, `"content":`+string(content), 1)
+}

@@ -12,12 +12,14 @@ import (
 	"github.com/quiverkit/quiver/agent"
 	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/internal/visible"
 	"github.com/quiverkit/quiver/tool"
 )
 
 // runView is what `quiver run` shows while the agent works, after the CLIs
 // people already use (Claude Code, Codex): the model's text on standard
-// output as it streams; on standard error its thinking (dimmed on a
+// output as it streams, with control and invisible characters written as
+// escapes (internal/visible), never passed to the terminal; on standard error its thinking (dimmed on a
 // terminal), each tool call when the model has written it ("⏺ name(summary)")
 // and when it has run ("  ⎿ ok · 12ms", or the error code). With --json every
 // one of these is a JSON object on its own line of standard output, ending
@@ -84,14 +86,14 @@ func (v *runView) event(ev driver.Event) {
 				io.WriteString(v.errw, "\x1b[2m")
 			}
 		}
-		io.WriteString(v.errw, ev.Delta)
+		io.WriteString(v.errw, visible.String(ev.Delta))
 	case driver.EventTextDelta:
 		if v.json {
 			v.enc.Encode(runEvent{Type: "text", Text: ev.Delta})
 			return
 		}
 		v.endThinking()
-		io.WriteString(v.out, ev.Delta)
+		io.WriteString(v.out, visible.String(ev.Delta))
 		v.midText = !strings.HasSuffix(ev.Delta, "\n")
 		v.streamedAnswer = true
 	case driver.EventToolCallDone:
@@ -102,7 +104,7 @@ func (v *runView) event(ev driver.Event) {
 		}
 		v.endThinking()
 		v.endText()
-		fmt.Fprintf(v.errw, "⏺ %s(%s)\n", c.Name, summarize(c.Arguments))
+		fmt.Fprintf(v.errw, "⏺ %s(%s)\n", visible.String(c.Name), summarize(c.Arguments))
 	case driver.EventDone:
 		if !v.json {
 			v.endThinking()
@@ -172,7 +174,7 @@ func (v *runView) finish(res *agent.Result, err error) error {
 		v.endThinking()
 		v.endText()
 		if res.Text == "" && res.Done && res.Summary != "" {
-			fmt.Fprintln(v.out, res.Summary)
+			fmt.Fprintln(v.out, visible.String(res.Summary))
 		}
 	}
 	switch {
@@ -216,9 +218,11 @@ func summarize(args json.RawMessage) string {
 	return clipLine(string(args))
 }
 
-// clipLine keeps a summary on one line of at most 80 characters.
+// clipLine keeps a summary on one line of at most 80 characters, control
+// and invisible characters written as escapes first (so a carriage return
+// shows, rather than vanishing among the spaces).
 func clipLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(visible.String(s)), " ")
 	if r := []rune(s); len(r) > 80 {
 		return string(r[:79]) + "…"
 	}

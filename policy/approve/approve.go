@@ -7,7 +7,6 @@ package approve
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/internal/visible"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/tool"
 	"golang.org/x/term"
@@ -51,10 +52,11 @@ func allowHint(prefix string, req policy.Request) string {
 	return fmt.Sprintf("%sallow it with the rule %q", prefix, req.Suggest)
 }
 
-// Prompt asks a person at a terminal: it shows the tool, what will run
-// exactly (the command line, the patch, the edit as removed and added
-// lines, the file's new content; the arguments as JSON for other tools) and
-// the rule that asked, and reads y/a/N. When In is not a terminal nobody can
+// Prompt asks a person at a terminal: it shows the tool, every argument of
+// the call as [Show] does (control and invisible characters as escapes) and
+// the rule that asked, and reads y/a/N. An argument longer than 200 lines or
+// 8 KiB is cut, with how many bytes are hidden, and the answer s shows
+// everything before asking again. When In is not a terminal nobody can
 // answer, so it refuses with a message naming --yes and the allow rule that
 // would pass the call, rather than block or guess.
 //
@@ -79,27 +81,48 @@ func (p Prompt) Approve(ctx context.Context, req policy.Request) (policy.Approva
 	}
 	choices := "[y/N]"
 	if p.Remember != nil && req.Suggest != "" {
-		choices = fmt.Sprintf("[y]es, [a]lways allow %s this session, [N]o:", req.Suggest)
+		choices = fmt.Sprintf("[y]es, [a]lways allow %s this session, [N]o:", visible.String(req.Suggest))
+	}
+	shown, cut := render(req, true)
+	if cut {
+		choices = "[s]how everything, " + choices
 	}
 	fmt.Fprintf(p.Out, "\nQuiver wants to run %s (risk %s; %s):\n%s\nAllow? %s ",
-		req.Tool, req.Risk, req.Rule, Show(req), choices)
-	answer := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(p.In).ReadString('\n')
-		answer <- strings.ToLower(strings.TrimSpace(line))
-	}()
-	select {
-	case <-ctx.Done():
-		return policy.Approval{By: "prompt", Reason: "no answer before the call was cancelled"}, ctx.Err()
-	case a := <-answer:
+		visible.String(req.Tool), req.Risk, visible.String(req.Rule), shown, choices)
+	in := bufio.NewReader(p.In)
+	for {
+		a, err := readAnswer(ctx, in)
+		if err != nil {
+			return policy.Approval{By: "prompt", Reason: "no answer before the call was cancelled"}, err
+		}
 		switch {
 		case a == "y" || a == "yes":
 			return policy.Approval{Approved: true, By: "prompt"}, nil
 		case (a == "a" || a == "always") && p.Remember != nil && req.Suggest != "":
 			p.Remember.allow(req.Suggest)
 			return policy.Approval{Approved: true, By: "prompt", Reason: "allowed for this session: " + req.Suggest}, nil
+		case (a == "s" || a == "show") && cut:
+			fmt.Fprintf(p.Out, "\n%s\nAllow? %s ", Show(req), strings.TrimPrefix(choices, "[s]how everything, "))
+			cut = false
+			continue
 		}
 		return policy.Approval{By: "prompt", Reason: "refused at the prompt"}, nil
+	}
+}
+
+// readAnswer reads one line from in, lowered and trimmed, unless ctx ends
+// first.
+func readAnswer(ctx context.Context, in *bufio.Reader) (string, error) {
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := in.ReadString('\n')
+		answer <- strings.ToLower(strings.TrimSpace(line))
+	}()
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case a := <-answer:
+		return a, nil
 	}
 }
 
@@ -108,7 +131,11 @@ func (p Prompt) Approve(ctx context.Context, req policy.Request) (policy.Approva
 // concurrent use. A remembered rule allows a later call only when, as an
 // allow rule of the policy, it covers the whole call: "always allow
 // exec_command(git status)" never lets "git status && rm -rf x" through,
-// though that call suggests the same rule (its first command's).
+// though that call suggests the same rule (its first command's). A command
+// line must moreover be plain ([shell.PlainLine]): the person approved the
+// words they read, so "always allow exec_command(make -s test)" does not
+// cover `make -s test >> .git/config`, `PATH=. make -s test` or
+// `for PATH in .; do make -s test; done`, which are asked about again.
 type SessionRules struct {
 	mu     sync.Mutex
 	rules  map[string]bool
@@ -142,6 +169,11 @@ func (s *SessionRules) allows(req policy.Request) bool {
 	if p == nil {
 		return false
 	}
+	for _, sub := range req.Subjects {
+		if sub.Kind == tool.SubjectCommand && shell.PlainLine(sub.Value) != nil {
+			return false
+		}
+	}
 	return p.Decide(&tool.Tool{Name: req.Tool}, req.Subjects, tool.RiskHigh).Decision == policy.Allow
 }
 
@@ -156,16 +188,4 @@ func (s *SessionRules) Rules() []string {
 // character device too, and nobody answers a prompt there.
 func isTerminal(f *os.File) bool {
 	return f != nil && term.IsTerminal(int(f.Fd()))
-}
-
-func indentJSON(raw json.RawMessage) string {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return string(raw)
-	}
-	b, err := json.MarshalIndent(v, "  ", "  ")
-	if err != nil {
-		return string(raw)
-	}
-	return "  " + string(b)
 }

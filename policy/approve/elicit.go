@@ -2,12 +2,15 @@ package approve
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/quiverkit/quiver/internal/visible"
 	"github.com/quiverkit/quiver/policy"
 )
 
@@ -30,10 +33,11 @@ func WithSession(ctx context.Context, s Session) context.Context {
 // its Timeout is zero.
 const DefaultElicitTimeout = 5 * time.Minute
 
-// maxShownArguments bounds the arguments shown in the question; what is cut
-// is said to be cut, so nobody approves text they were not shown without
-// knowing it.
-const maxShownArguments = 4000
+// MaxElicitBytes bounds the question [Elicit] sends. Nothing of a call is
+// cut from it: a call whose question would be longer is refused without
+// asking, saying its size and sha256, since approving it would approve text
+// nobody could be shown.
+const MaxElicitBytes = 256 << 10
 
 // Elicit asks the person behind the MCP client that made the call, through
 // MCP elicitation: the client shows the tool, its risk, the rule that asked
@@ -64,11 +68,18 @@ func (e Elicit) Approve(ctx context.Context, req policy.Request) (policy.Approva
 	if timeout <= 0 {
 		timeout = DefaultElicitTimeout
 	}
+	question := Question(req)
+	if len(question) > MaxElicitBytes {
+		sum := sha256.Sum256(req.Arguments)
+		return policy.Approval{By: "elicit", Reason: fmt.Sprintf(
+			"the call is too large to show for approval (%d bytes of arguments, sha256 %x; the question may hold %d bytes): "+
+				"nobody was asked; split the call%s", len(req.Arguments), sum, MaxElicitBytes, allowHint(", or ", req))}, nil
+	}
 	askCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, err := s.Elicit(askCtx, &mcp.ElicitParams{
 		Mode:            "form",
-		Message:         Question(req),
+		Message:         question,
 		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
 	})
 	switch {
@@ -106,17 +117,16 @@ func canElicit(s Session) bool {
 }
 
 // Question is the text a person is shown when asked about req: the tool,
-// its risk, the rule that asked, and the arguments.
+// its risk, the rule that asked, and every argument whole, as [Show] renders
+// them (control and invisible characters as escapes, for the client may
+// print the message on a terminal).
 func Question(req policy.Request) string {
-	args := indentJSON(req.Arguments)
-	if len(args) > maxShownArguments {
-		args = args[:maxShownArguments] + fmt.Sprintf("\n  … (%d more bytes not shown)", len(args)-maxShownArguments)
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Quiver wants to run %s (risk %s; %s).\n\nArguments:\n%s\n\n", req.Tool, req.Risk, req.Rule, args)
+	fmt.Fprintf(&b, "Quiver wants to run %s (risk %s; %s).\n\nArguments:\n%s\n\n",
+		visible.String(req.Tool), req.Risk, visible.String(req.Rule), Show(req))
 	b.WriteString("Accept to run this call once; decline to refuse it.")
 	if req.Suggest != "" {
-		fmt.Fprintf(&b, " To stop being asked, allow it in quiver.toml with the rule %q.", req.Suggest)
+		fmt.Fprintf(&b, " To stop being asked, allow it in quiver.toml with the rule %s.", strconv.Quote(req.Suggest))
 	}
 	return b.String()
 }

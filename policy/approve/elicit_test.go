@@ -2,6 +2,8 @@ package approve_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -24,6 +26,12 @@ var askReq = policy.Request{
 // returns what the approver decided.
 func approveOver(t *testing.T, approver policy.Approver, handler func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) (policy.Approval, error) {
 	t.Helper()
+	return approveReqOver(t, approver, askReq, handler)
+}
+
+// approveReqOver is approveOver asking about req.
+func approveReqOver(t *testing.T, approver policy.Approver, req policy.Request, handler func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) (policy.Approval, error) {
+	t.Helper()
 	type outcome struct {
 		a   policy.Approval
 		err error
@@ -31,8 +39,8 @@ func approveOver(t *testing.T, approver policy.Approver, handler func(context.Co
 	got := make(chan outcome, 1)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "ask", InputSchema: map[string]any{"type": "object"}},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			a, err := approver.Approve(approve.WithSession(ctx, req.Session), askReq)
+		func(ctx context.Context, creq *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			a, err := approver.Approve(approve.WithSession(ctx, creq.Session), req)
 			got <- outcome{a, err}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
 		})
@@ -110,7 +118,7 @@ func TestElicitShowsTheCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"write_file", "risk high", "ask: write_file", `"path": "a.txt"`, `"write_file(a.txt)"`} {
+	for _, want := range []string{"write_file", "risk high", "ask: write_file", "path: a.txt", "+ hi", `"write_file(a.txt)"`} {
 		if !strings.Contains(asked.Message, want) {
 			t.Errorf("question %q does not show %q", asked.Message, want)
 		}
@@ -143,14 +151,58 @@ type jsonrpcError struct{}
 
 func (*jsonrpcError) Error() string { return "client broke" }
 
-func TestQuestionCutsLongArgumentsVisibly(t *testing.T) {
-	req := askReq
-	req.Arguments = json.RawMessage(`{"content":"` + strings.Repeat("x", 10000) + `"}`)
-	q := approve.Question(req)
-	if !strings.Contains(q, "more bytes not shown") {
-		t.Errorf("question does not say the arguments were cut: %q", q[len(q)-200:])
+// attack is the report's command: ESC[2K and a carriage return that,
+// printed raw, erase the line and show a fake command, then a bidi
+// override; with an env entry and background: true that must be shown.
+const attack = "echo x >> .git/config # \x1b[2K\r$ go test ./... \u202egnp.txt"
+
+func execReq(command string) policy.Request {
+	args, _ := json.Marshal(map[string]any{"command": command, "env": []string{"GIT_CONFIG_GLOBAL=/tmp/evil"}, "background": true})
+	return policy.Request{Tool: "exec_command", CallID: "c2", Arguments: args, Risk: tool.RiskHigh, Rule: "default = ask"}
+}
+
+// TestElicitShowsExactlyWhatRuns asks a real go-sdk client: the message
+// holds every field, escapes made visible, and a 100 KB command whole.
+func TestElicitShowsExactlyWhatRuns(t *testing.T) {
+	long := strings.Repeat("y", 100<<10)
+	for _, command := range []string{attack, "true " + long + " " + attack} {
+		var asked string
+		_, err := approveReqOver(t, approve.Elicit{}, execReq(command), func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = req.Params.Message
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`# \x1b[2K\r$ go test ./... \u202egnp.txt`, `env: ["GIT_CONFIG_GLOBAL=/tmp/evil"]`, "background: true",
+			"control or invisible characters are shown as escapes"} {
+			if !strings.Contains(asked, want) {
+				t.Errorf("the question lacks %q", want)
+			}
+		}
+		if strings.ContainsAny(asked, "\x1b\r\u202e") {
+			t.Error("the question holds a raw control character")
+		}
+		if len(command) > len(attack) && !strings.Contains(asked, long) {
+			t.Error("the 100 KB command was cut")
+		}
 	}
-	if len(q) > 5000 {
-		t.Errorf("question is %d bytes, want it bounded", len(q))
+}
+
+// TestElicitRefusesWhatCannotBeShown: a call too large to show is refused
+// without asking, saying its size and digest.
+func TestElicitRefusesWhatCannotBeShown(t *testing.T) {
+	req := execReq(strings.Repeat("z", approve.MaxElicitBytes))
+	asked := false
+	got, err := approveReqOver(t, approve.Elicit{}, req, func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked = true
+		return &mcp.ElicitResult{Action: "accept"}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(req.Arguments)
+	if asked || got.Approved || !strings.Contains(got.Reason, "too large to show") || !strings.Contains(got.Reason, hex.EncodeToString(sum[:])) {
+		t.Errorf("asked %v, approval %+v; want a refusal without asking, naming the sha256", asked, got)
 	}
 }

@@ -17,13 +17,19 @@ func TestShowWhatWillRun(t *testing.T) {
 		name, tool, args string
 		want             []string
 	}{
-		{"exec_command: the exact command line", "exec_command", `{"command":"git status && rm -rf build","workdir":"src"}`, []string{"(in src)", "$ git status && rm -rf build"}},
-		{"exec_command: argv", "exec_command", `{"argv":["go","test","./..."]}`, []string{`argv ["go" "test" "./..."]`}},
+		{"exec_command: the exact command line", "exec_command", `{"command":"git status && rm -rf build","workdir":"src"}`, []string{"workdir: src", "$ git status && rm -rf build"}},
+		{"exec_command: every field", "exec_command", `{"command":"make","env":["LD_PRELOAD=./x.so"],"background":true,"timeout_secs":5}`,
+			[]string{"$ make", `env: ["LD_PRELOAD=./x.so"]`, "background: true", "timeout_secs: 5"}},
+		{"exec_command: argv", "exec_command", `{"argv":["go","test","./..."]}`, []string{`argv: ["go","test","./..."]`}},
+		{"exec_command: a multi-line command keeps its lines", "exec_command", `{"command":"cat <<EOF\nhi\nEOF"}`, []string{"$ cat <<EOF\n    hi\n    EOF"}},
 		{"apply_patch: the patch itself", "apply_patch", `{"patch":"*** Begin Patch\n*** Update File: a.go\n-old\n+new\n*** End Patch"}`, []string{"*** Update File: a.go", "  -old", "  +new"}},
-		{"edit: removed and added lines", "edit", `{"path":"a.go","old_string":"x := 1\ny := 2","new_string":"x := 3"}`, []string{"  a.go", "  - x := 1", "  - y := 2", "  + x := 3"}},
+		{"edit: removed and added lines", "edit", `{"path":"a.go","old_string":"x := 1\ny := 2","new_string":"x := 3"}`, []string{"  path: a.go", "  - x := 1", "  - y := 2", "  + x := 3"}},
 		{"multi_edit: each edit", "multi_edit", `{"path":"a.go","edits":[{"old_string":"a","new_string":"b"},{"old_string":"c","new_string":"d"}]}`, []string{"@@ edit 2", "  - c", "  + d"}},
 		{"write_file: the whole content", "write_file", `{"path":"n.txt","content":"one\ntwo\n"}`, []string{"n.txt (whole new content)", "  + one", "  + two"}},
-		{"another tool: indented JSON", "web_fetch", `{"url":"https://example.com"}`, []string{`"url": "https://example.com"`}},
+		{"another tool: every argument by name", "web_fetch", `{"url":"https://example.com","max_bytes":10}`, []string{"url: https://example.com", "max_bytes: 10"}},
+		{"edit: an argument the view does not know is shown too", "edit", `{"path":"a.go","old_string":"a","new_string":"b","replace_all":true}`, []string{"  - a", "  + b", "replace_all: true"}},
+		{"multi_edit: an edit with an unknown field is shown whole", "multi_edit", `{"path":"a.go","edits":[{"old_string":"a","new_string":"b","x":1}]}`, []string{`edits: [{"new_string":"b","old_string":"a","x":1}]`}},
+		{"not an object: shown whole", "web_fetch", `[1,2]`, []string{"arguments: [1,2]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,11 +43,15 @@ func TestShowWhatWillRun(t *testing.T) {
 	}
 }
 
-func TestShowBoundsLongContent(t *testing.T) {
+func TestShowNeverCuts(t *testing.T) {
 	content := strings.Repeat("line\n", maxShownLines+50)
-	got := Show(policy.Request{Tool: "write_file", Arguments: []byte(`{"path":"big","content":` + quoteJSON(content) + `}`)})
-	if n := strings.Count(got, "+ line"); n != maxShownLines || !strings.Contains(got, "... 50 more lines") {
-		t.Errorf("%d lines shown; tail %q", n, got[len(got)-40:])
+	req := policy.Request{Tool: "write_file", Arguments: []byte(`{"path":"big","content":` + quoteJSON(content) + `}`)}
+	if n := strings.Count(Show(req), "+ line"); n != maxShownLines+50 {
+		t.Errorf("Show shows %d lines of %d", n, maxShownLines+50)
+	}
+	cut, wasCut := render(req, true)
+	if n := strings.Count(cut, "+ line"); n != maxShownLines || !wasCut || !strings.Contains(cut, "250 more bytes of this text not shown: answer s") {
+		t.Errorf("the prompt's view shows %d lines, cut %v; tail %q", n, wasCut, cut[len(cut)-80:])
 	}
 }
 
