@@ -53,7 +53,7 @@ func (g *group) start(cmd *exec.Cmd) (leader bool, err error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pgid = true, g.pgid // kept: the sandbox's namespaces
-	if cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWPID != 0 {
+	if ownPIDNamespace(cmd.SysProcAttr) {
 		// A confined program's launcher is the init of a PID namespace of
 		// its own, and cannot join a group outside it: it leads its own, is
 		// killed by pid (running), and every process of its call dies with it.

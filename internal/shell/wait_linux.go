@@ -94,3 +94,9 @@ func killPipeHolders(f *os.File) {
 		}
 	}
 }
+
+// ownPIDNamespace reports whether a process started with sys is the init of
+// a PID namespace of its own (a confined program's launcher).
+func ownPIDNamespace(sys *syscall.SysProcAttr) bool {
+	return sys.Cloneflags&syscall.CLONE_NEWPID != 0
+}

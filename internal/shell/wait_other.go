@@ -5,6 +5,7 @@ package shell
 import (
 	"errors"
 	"os"
+	"syscall"
 )
 
 // canLead: elsewhere every program gets a process group of its own, killed
@@ -17,3 +18,7 @@ func waitLeader(pid int) (int, error) {
 
 // killPipeHolders does nothing here: finding who holds a pipe needs /proc.
 func killPipeHolders(*os.File) {}
+
+// ownPIDNamespace reports whether a process started with sys is the init of
+// a PID namespace of its own: never, where there are none.
+func ownPIDNamespace(*syscall.SysProcAttr) bool { return false }
