@@ -217,7 +217,8 @@ func protectedPathCases() []policyCase {
 		{".git/hooks/pre-commit", ".git"}, {"src/hooks/pre-commit", ".git"}, {"src/gitlink/hooks/post-merge", ".git"},
 		{".git/config.worktree", ".git"}, {".git/commondir", ".git"}, {".git/objects/info/alternates", ".git"},
 		{"src/gitlink/commondir", ".git"}, {"sub/.git/config", ".git"}, {".quiver/tools/evil", ".quiver"}, {".quiver/settings.toml", ".quiver"},
-		{"quiver.toml", "quiver.toml"}, {"src/up/quiver.toml", "quiver.toml"}, {"deploy/prod.yml", "deploy"}, {"deploy/new/x.yml", "deploy"},
+		{"quiver.toml", "quiver.toml"}, {"src/up/quiver.toml", "quiver.toml"}, {"quorum.toml", "quorum.toml"}, {"./quorum.toml", "quorum.toml"},
+		{"deploy/prod.yml", "deploy"}, {"deploy/new/x.yml", "deploy"},
 	} {
 		cases = append(cases, policyCase{name: "write_file " + p.path + " asks", cfg: openHouse, tool: "write_file", args: writeOf(p.path), want: refused, asked: p.entry})
 	}

@@ -67,11 +67,11 @@ func TestProtectedMatching(t *testing.T) {
 		protected bool
 	}{
 		{".git/config", true}, {".git/hooks", true}, {".git/hooks/pre-commit", true}, {".quiver", true},
-		{".quiver/tools/a/b", true}, {"quiver.toml", true}, {"conf/team.toml", true}, {"deploy", true},
+		{".quiver/tools/a/b", true}, {"quiver.toml", true}, {"quorum.toml", true}, {"conf/team.toml", true}, {"deploy", true},
 		{"deploy/a/b.yml", true}, {"key.pem", true}, {"ci/a.yml", true},
 		{".git/config.bak", true}, {".git/hooksx", true}, {".git/objects/ab", true}, {".git/commondir", true},
 		{".git/objects/info/alternates", true}, {".git", true}, {"sub/.git", true}, {"a/b/.git/config", true},
-		{".quiverx", false}, {"src/quiver.toml", false}, {"deployment/x", false}, {"ci/c.yml", false},
+		{".quiverx", false}, {"src/quiver.toml", false}, {"src/quorum.toml", false}, {"deployment/x", false}, {"ci/c.yml", false},
 		{"sub/key.pem", false}, {".gitignore", false}, {".github/x", false}, {"a/.git-x/config", false},
 		{".gitmodules", false}, {".", false},
 	}

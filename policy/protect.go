@@ -93,7 +93,7 @@ func cleanProtected(s string) (string, error) {
 // (a configuration file named by --config). Entries from the operator's
 // protected list may hold glob characters (*, **, ?, [...], {a,b}).
 //
-// The list always holds quiver.toml, .quiver and .git, then
+// The list always holds quiver.toml, quorum.toml, .quiver and .git, then
 // [Config.ConfigFiles], then [Config.Protected]. A .git at any depth is
 // protected too, though the list names only the workspace's own.
 func (p *Policy) ProtectedPaths() []string {

@@ -12,7 +12,7 @@ func TestProtectedPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"quiver.toml", ".quiver", ".git",
+	want := []string{"quiver.toml", "quorum.toml", ".quiver", ".git",
 		"/etc/quiver/team.toml", "conf/quiver.toml", "secrets", "deploy", "Makefile", "ci/*.yml"}
 	if diff := cmp.Diff(want, p.ProtectedPaths()); diff != "" {
 		t.Errorf("ProtectedPaths (-want +got):\n%s", diff)

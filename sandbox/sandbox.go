@@ -254,13 +254,13 @@ func For(ctx context.Context, tc tool.Context, workspace string) (*Profile, erro
 
 // StandardProtected are the workspace paths protected whatever the
 // configuration says, by the policy for the file tools and by the sandbox
-// for processes: they govern Quiver or run code later (the quiver.toml that
-// `quiver --root DIR` would load, script tools, and all of .git, whether a
+// for processes: they govern Quiver or run code later (the quiver.toml, or
+// quorum.toml, that `quiver --root DIR` would load, script tools, and all of .git, whether a
 // directory or a file, with the git directory it points to: git reads
 // programs and locations from far more of it than config and hooks). An
 // approved git may still write what add and commit write (see
 // [Profile.ForProgram]).
-var StandardProtected = []string{"quiver.toml", ".quiver", ".git"}
+var StandardProtected = []string{"quiver.toml", "quorum.toml", ".quiver", ".git"}
 
 // UnavailableError is the refusal to run where the kernel cannot enforce a
 // profile. It names what is missing and how to opt out.

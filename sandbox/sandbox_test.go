@@ -40,7 +40,7 @@ func profile(t *testing.T, mode sandbox.Mode, cfg sandbox.Config) (*sandbox.Prof
 	if err := os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{".git/config", "quiver.toml"} {
+	for _, f := range []string{".git/config", "quiver.toml", "quorum.toml"} {
 		if err := os.WriteFile(filepath.Join(ws, f), []byte("orig\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -82,6 +82,8 @@ func TestWorkspaceWrite(t *testing.T) {
 		{"rename .git away", "mv .git gone", false},
 		{"replace quiver.toml", "echo x > q.new && mv q.new quiver.toml", false},
 		{"remove quiver.toml", "rm quiver.toml", false},
+		{"append to quorum.toml", "echo x >> quorum.toml", false},
+		{"replace quorum.toml", "echo x > q.new && mv q.new quorum.toml", false},
 		{"git objects (only an approved git writes .git)", "mkdir -p .git/objects && echo x > .git/objects/o", false},
 		{"git commondir", "echo /elsewhere > .git/commondir", false},
 		{"tcp to loopback", "exec 3<>/dev/tcp/" + strings.Replace(addr, ":", "/", 1), false},
@@ -108,7 +110,7 @@ func TestWorkspaceWrite(t *testing.T) {
 			}
 		})
 	}
-	for _, f := range []string{".git/config", "quiver.toml"} {
+	for _, f := range []string{".git/config", "quiver.toml", "quorum.toml"} {
 		b, err := os.ReadFile(filepath.Join(ws, f))
 		if err != nil || string(b) != "orig\n" {
 			t.Errorf("%s changed: %q %v", f, b, err)

@@ -54,7 +54,7 @@ list_files = "deny"
 		}
 	}
 	human := runCLI(t, dir, "", "tools")
-	for _, line := range []string{"POLICY", "deny (some calls allowed)", "deny, not offered", "writing a protected path always asks: quiver.toml, .quiver, .git,"} {
+	for _, line := range []string{"POLICY", "deny (some calls allowed)", "deny, not offered", "writing a protected path always asks: quiver.toml, quorum.toml, .quiver, .git,"} {
 		if !strings.Contains(human.stdout, line) {
 			t.Errorf("quiver tools lacks %q:\n%s", line, human.stdout)
 		}
