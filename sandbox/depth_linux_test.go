@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/sandbox/launch"
 )
 
 // The tests of this file prove the layers that make one call one confined
@@ -95,7 +97,9 @@ func TestLauncherEnvironment(t *testing.T) {
 					t.Fatal(err)
 				}
 				env := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
-				if len(env) != 1 || !strings.HasPrefix(env[0], "QUIVER_SANDBOX_SPEC=") {
+				// Besides its spec, only what a race-enabled build adds
+				// for itself (launch.RaceEnv, none in a release build).
+				if !strings.HasPrefix(env[0], "QUIVER_SANDBOX_SPEC=") || !slices.Equal(env[1:], launch.RaceEnv) {
 					t.Errorf("the launcher was started with %d variables: %q", len(env), env)
 				}
 				if werr != nil || out.String() != value {

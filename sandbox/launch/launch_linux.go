@@ -115,7 +115,7 @@ func Command(s Spec, cmd *exec.Cmd) error {
 	if len(raw)+len(specEnv)+1 >= maxEnvString {
 		return fmt.Errorf("sandbox: the program's environment and profile take %d bytes, more than the %d one launch can carry", len(raw), maxEnvString-len(specEnv)-2)
 	}
-	cmd.Env = []string{specEnv + "=" + string(raw)}
+	cmd.Env = append([]string{specEnv + "=" + string(raw)}, RaceEnv...)
 	cmd.Path = launcher(s, runningExecutable())
 	cmd.Args = []string{"quiver-sandbox"}
 	if cmd.SysProcAttr == nil {
