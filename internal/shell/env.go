@@ -31,7 +31,7 @@ func BaseEnv(environ []string, allow []string) []string {
 		if !ok || !validName(name) {
 			continue
 		}
-		if contains(BaseEnvNames, name) || matchesAny(allow, name) {
+		if contains(BaseEnvNames, name) || contains(raceEnvNames, name) || matchesAny(allow, name) {
 			out = append(out, kv)
 			hasPath = hasPath || name == "PATH"
 		}

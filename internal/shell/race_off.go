@@ -1,0 +1,7 @@
+//go:build !race
+
+package shell
+
+// raceEnvNames is empty in builds without the race detector (see
+// race_on.go).
+var raceEnvNames []string
