@@ -60,6 +60,10 @@
 // silently ignored is a policy that does not do what its author thinks.
 // For the same reason a rule naming no tool is an error ([CheckToolRefs]),
 // checked against the catalogue by the command that builds the toolkit.
+// The user's file is the exception: it governs every workspace, so a name
+// it writes that is near no tool of this one is taken for another
+// project's tool and listed ([ElsewhereToolRefs]) rather than refused; a
+// name near a known tool is a typo there too.
 //
 // Departure from DESIGN.md: it looked for ./quiver.toml, then the user's
 // file, one file only. Now the user's file and the project's are merged,

@@ -125,6 +125,9 @@ func loadUser(c *Config, path string) error {
 	if err := u.absolutePaths(); err != nil {
 		return err
 	}
+	for i := range u.refs {
+		u.refs[i].User = true
+	}
 	mergeInto(c, u)
 	c.Layers = append(c.Layers, Layer{Kind: LayerUser, Path: path, Trust: Trusted})
 	return nil

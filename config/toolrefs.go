@@ -11,9 +11,13 @@ import (
 // ToolRef is a tool name (or pattern) a policy rule or a [policy.tools]
 // key writes, with where: what CheckToolRefs holds to the catalogue.
 type ToolRef struct {
-	Tool string // the rule's tool part: "exec_command", "github__*"
-	Key  string // policy.allow, policy.ask, policy.deny or policy.tools.NAME
-	Pos  string // file:line:col
+	Tool string `json:"tool"` // the rule's tool part: "exec_command", "github__*"
+	Key  string `json:"key"`  // policy.allow, policy.ask, policy.deny or policy.tools.NAME
+	Pos  string `json:"pos"`  // file:line:col
+	// User is set for a name the user's file writes: that file governs
+	// every workspace, so it may name a tool that only other projects
+	// define (a custom tool, a script, a server's tool).
+	User bool `json:"-"`
 }
 
 // ToolRefs returns the tool names the rules in force write, with their
@@ -78,9 +82,30 @@ func CheckToolRefs(c *Config, cat Catalogue) []error {
 		if known(r.Tool, cat, names) {
 			continue
 		}
-		errs = append(errs, &UnknownToolError{Ref: r, Suggest: nearest(r.Tool, names)})
+		suggest := nearest(r.Tool, names)
+		if r.User && suggest == "" {
+			continue // see ElsewhereToolRefs
+		}
+		errs = append(errs, &UnknownToolError{Ref: r, Suggest: suggest})
 	}
 	return errs
+}
+
+// ElsewhereToolRefs returns the names the user's file writes that name no
+// tool of cat and are near none: tools, it is assumed, of the other
+// projects that file also governs. CheckToolRefs lets them pass (an error
+// would stop every workspace but the one defining the tool); a name near
+// a known one is a typo there, and an error. `quiver config check` lists
+// these, so that a rule protecting nothing here is still seen.
+func ElsewhereToolRefs(c *Config, cat Catalogue) []ToolRef {
+	names := cat.Names()
+	var out []ToolRef
+	for _, r := range c.refs {
+		if r.User && !known(r.Tool, cat, names) && nearest(r.Tool, names) == "" {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func known(name string, cat Catalogue, names []string) bool {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -63,5 +64,34 @@ exec_command = "ask"
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// The user's file governs every workspace: a name there that is near no
+// tool of this one is taken for another project's tool (listed, not an
+// error); a near one is a typo. The project's file has no such leeway.
+func TestUserToolRefsMayNameOtherProjectsTools(t *testing.T) {
+	e := newEnv(t, map[string]string{"quiver.toml": "[policy]\ndeny = [\"deploy_staging\"]\n"})
+	writeFiles(t, e.userDir, map[string]string{UserFileName: "[policy]\ndeny = [\"deploy_prod\", \"raed_file\"]\n"})
+	c := e.mustLoad()
+	cat := names{list: []string{"read_file", "write_file"}}
+	var got []string
+	for _, err := range CheckToolRefs(c, cat) {
+		got = append(got, err.Error())
+	}
+	user := filepath.Join(e.userDir, UserFileName)
+	want := []string{
+		user + `:2:24: policy.deny names no tool: "raed_file" (did you mean "read_file"?)`,
+		filepath.Join(e.project, "quiver.toml") + `:2:9: policy.deny names no tool: "deploy_staging"`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("CheckToolRefs (-want +got):\n%s", d)
+	}
+	var elsewhere []string
+	for _, r := range ElsewhereToolRefs(c, cat) {
+		elsewhere = append(elsewhere, r.Tool)
+	}
+	if d := cmp.Diff([]string{"deploy_prod"}, elsewhere); d != "" {
+		t.Errorf("ElsewhereToolRefs (-want +got):\n%s", d)
 	}
 }

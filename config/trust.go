@@ -150,21 +150,6 @@ func digestIn(root *os.Root, name string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// FileDigest is the sha256 of a file's content, hex: what a script is
-// pinned to.
-func FileDigest(name string) (string, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 func realDir(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {

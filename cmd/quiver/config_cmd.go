@@ -28,13 +28,17 @@ func (a *app) configCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := a.toolkit(); err != nil {
+			tk, err := a.toolkit()
+			if err != nil {
 				return err
 			}
 			defer a.close()
+			elsewhere := config.ElsewhereToolRefs(c, a.catalogue(cmd.Context(), c, tk.Registry()))
 			out := cmd.OutOrStdout()
 			if a.flags.json {
-				return writeJSON(out, layersJSON(c))
+				j := layersJSON(c)
+				j.Elsewhere = elsewhere
+				return writeJSON(out, j)
 			}
 			name := c.Path
 			if name == "" {
@@ -42,6 +46,9 @@ func (a *app) configCommand() *cobra.Command {
 			}
 			fmt.Fprintln(out, name+": ok")
 			printLayers(out, c)
+			for _, r := range elsewhere {
+				fmt.Fprintf(out, "note: %s: %s names no tool here: %q (taken for a tool of another project the user file governs)\n", r.Pos, r.Key, r.Tool)
+			}
 			fmt.Fprintln(out, sourcesNote(c))
 			for _, line := range a.cliNotes() {
 				fmt.Fprintln(out, line)
@@ -58,6 +65,9 @@ type configJSON struct {
 	Layers []config.Layer `json:"layers"`
 	// Project is the project directory and its trust, when it has files.
 	Project *projectJSON `json:"project,omitempty"`
+	// Elsewhere are the user file's rules naming no tool here, taken for
+	// tools of other projects (config.ElsewhereToolRefs); config check only.
+	Elsewhere []config.ToolRef `json:"rules_naming_no_tool_here,omitempty"`
 }
 
 type projectJSON struct {

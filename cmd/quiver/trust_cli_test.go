@@ -146,3 +146,39 @@ func TestRuleNamingNoTool(t *testing.T) {
 		t.Errorf("a server's tools (not started) and an alias: %+v", r)
 	}
 }
+
+// The user's file governs every workspace, so its rules may name a tool
+// only some projects define: elsewhere such a name is not an error, and
+// config check lists it; a name near a known tool stays a typo, an error.
+func TestUserRuleNamingAnotherProjectsTool(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, map[string]string{"notes.txt": "n\n"})
+	user := filepath.Join(configHome(dir), "quiver", "config.toml")
+	writeUser := func(doc string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(user), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(user, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeUser("[policy]\ndeny = [\"deploy_prod\"]\n")
+	if r := runCLI(t, dir, "", "call", "read_file", `{"path":"notes.txt"}`); r.code != 0 {
+		t.Errorf("a project without deploy_prod: %+v", r)
+	}
+	r := runCLI(t, dir, "", "config", "check")
+	if r.code != 0 || !strings.Contains(r.stdout, `config.toml:2:9: policy.deny names no tool here: "deploy_prod"`) {
+		t.Errorf("config check does not list the rule naming no tool here: %+v", r)
+	}
+	r = runCLI(t, dir, "", "--json", "config", "check")
+	if r.code != 0 || !strings.Contains(r.stdout, `"rules_naming_no_tool_here"`) || !strings.Contains(r.stdout, `"tool": "deploy_prod"`) {
+		t.Errorf("config check --json: %+v", r)
+	}
+
+	writeUser("[policy]\ndeny = [\"exec_comand(rm *)\"]\n")
+	r = runCLI(t, dir, "", "call", "read_file", `{"path":"notes.txt"}`)
+	if r.code != exitUsage || !strings.Contains(r.stderr, `config.toml:2:9: policy.deny names no tool: "exec_comand" (did you mean "exec_command"?)`) {
+		t.Errorf("a typo in the user's file: %+v", r)
+	}
+}
