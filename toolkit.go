@@ -22,6 +22,14 @@ import (
 // Toolkit runs tool calls through the pipeline. Build it with [New]; it is
 // safe for concurrent use. Close it when done: it owns the workspace it
 // opened and whatever its tools started (background jobs).
+//
+// Several clients may share one toolkit — the sessions of an MCP server,
+// the agents of a host. A call's context names its session
+// ([tool.WithSession]); a call whose context names none is in the default
+// session, "", which is all a host with one agent needs. What a session's
+// calls leave running belongs to that session: another session's calls do
+// not find its background jobs (NOT_FOUND), and [Toolkit.EndSession] kills
+// them.
 type Toolkit struct {
 	registry     *provider.Registry
 	policy       *policy.Policy
@@ -230,6 +238,20 @@ func (tk *Toolkit) Close() error {
 		}
 	}
 	return first
+}
+
+// EndSession ends what the calls of session id (see [tool.WithSession])
+// left running: it kills the background jobs they started, with their
+// process trees, and returns once they have ended. The MCP server calls it
+// when a client's session ends; a host that runs several agents on one
+// toolkit calls it when one is done. Cancel the session's calls in flight
+// first: a call whose context is done starts no job, so none can slip in
+// after EndSession. The toolkit's Close ends every session's.
+func (tk *Toolkit) EndSession(id string) error {
+	if tk.shared == nil {
+		return nil
+	}
+	return tk.shared.CloseSession(id)
 }
 
 // Workspace returns the toolkit's workspace.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -80,6 +81,7 @@ type lazyValue struct {
 	once sync.Once
 	v    any
 	err  error
+	made atomic.Bool // v and err are set: read them without the once
 }
 
 // NewScope returns a scope with the given overrides by key ID. A non-nil
@@ -108,6 +110,7 @@ func (s *Scope) Provide(id string, v any) {
 	}
 	lv := &lazyValue{v: v}
 	lv.once.Do(func() {})
+	lv.made.Store(true)
 	if s.values == nil {
 		s.values = map[string]*lazyValue{}
 	}
@@ -144,6 +147,7 @@ func (s *Scope) get(ctx context.Context, id string, shared bool, create Factory)
 			return
 		}
 		lv.v, lv.err = make(ctx)
+		lv.made.Store(true)
 	})
 	return lv.v, lv.err
 }

@@ -17,7 +17,7 @@ const (
 	CodeInvalidToolArgumentsType Code = "INVALID_TOOL_ARGUMENTS_TYPE"
 	CodeInvalidArguments         Code = "INVALID_ARGUMENTS"
 	CodeSandboxViolation         Code = "SANDBOX_VIOLATION"
-	CodeNotFound                 Code = "NOT_FOUND" // the path a call names does not exist; not retriable
+	CodeNotFound                 Code = "NOT_FOUND" // the path or the job a call names does not exist (for this session); not retriable
 	CodeTimeout                  Code = "TIMEOUT"
 	CodeCancelled                Code = "CANCELLED"
 	CodeExecutionFailed          Code = "EXECUTION_FAILED"

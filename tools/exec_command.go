@@ -83,8 +83,9 @@ func (c ExecConfig) withDefaults() ExecConfig {
 }
 
 // jobsKey is the toolkit-wide registry of background jobs. It is Shared, so
-// jobs live as long as the toolkit, and an io.Closer, so the toolkit's
-// Close kills them.
+// jobs outlive the call that started them; an io.Closer, so the toolkit's
+// Close kills them; and a tool.SessionCloser, so the end of the session that
+// started a job kills it (Toolkit.EndSession).
 var jobsKey = tool.Key[*shell.Jobs]{ID: "quiver.exec.jobs", Shared: true,
 	Create: func(context.Context) (*shell.Jobs, error) { return shell.NewJobs(), nil }}
 
@@ -139,6 +140,9 @@ func execCommand(ctx context.Context, tc tool.Context, in ExecCommandInput) (*Ex
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	if in.Background && tool.OneCallSession(ctx) {
+		return nil, oneCallBackground()
+	}
 	timeout, err := checkExecInput(in, cfg)
 	if err != nil {
 		return nil, err
@@ -151,6 +155,14 @@ func execCommand(ctx context.Context, tc tool.Context, in ExecCommandInput) (*Ex
 		return startJob(ctx, tc, spec, in)
 	}
 	return runForeground(ctx, tc, spec, timeout)
+}
+
+// oneCallBackground refuses a job that would be killed, unread, as its call
+// returns: the session of a one-call host (quiver call) ends with the call,
+// and its jobs with it.
+func oneCallBackground() error {
+	return tool.Errorf(tool.CodeInvalidArguments,
+		"field \"background\": this call's session ends when the call returns (quiver call runs one call and exits), and a background job would be killed with it; run the command in the foreground, or start it from a session that lasts (quiver serve, quiver run, a program using the library)")
 }
 
 // checkExecInput refuses bad input with the field it concerns, and returns
@@ -396,7 +408,10 @@ func startJob(ctx context.Context, tc tool.Context, spec shell.Spec, in ExecComm
 			return nil, sandbox.ToolError(err)
 		}
 	}
-	job, err := jobs.Start(ctx, spec, timeout)
+	job, err := jobs.Start(ctx, tool.SessionOf(ctx), spec, timeout)
+	if err != nil && ctx.Err() != nil {
+		return nil, tool.Errorf(tool.CodeCancelled, "the job was not started: %w", err)
+	}
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "could not start the job: %w", err)
 	}

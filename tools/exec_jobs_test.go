@@ -29,7 +29,7 @@ func (e *execEnv) jobCallOK(tl *tool.Tool, args string) *ExecJobOutput {
 func TestBackgroundJobRunsReportsAndStops(t *testing.T) {
 	e := newExecEnv(t, "echo", "sleep")
 	start := e.execOK(`{"command":"echo started; sleep 1000.501","background":true}`)
-	if start.JobID != "job-1" || start.Status != "running" || !strings.Contains(start.Render().String(), "exec_output") {
+	if !strings.HasPrefix(start.JobID, "job_") || start.Status != "running" || !strings.Contains(start.Render().String(), "exec_output") {
 		t.Fatalf("start: %+v", start)
 	}
 	var out *ExecJobOutput
@@ -38,47 +38,47 @@ func TestBackgroundJobRunsReportsAndStops(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("no output from the job")
 		}
-		out = e.jobCallOK(newExecOutput(), `{"job_id":"job-1"}`)
+		out = e.jobCallOK(newExecOutput(), `{"job_id":"`+start.JobID+`"}`)
 	}
 	if out.Status != "running" || out.Output != "started\n" || out.ExitCode != nil || out.Command != "echo started; sleep 1000.501" {
 		t.Errorf("running job: %+v", out)
 	}
-	if again := e.jobCallOK(newExecOutput(), `{"job_id":"job-1"}`); again.Output != "" || !strings.Contains(again.Render().String(), "(no new output)") {
+	if again := e.jobCallOK(newExecOutput(), `{"job_id":"`+start.JobID+`"}`); again.Output != "" || !strings.Contains(again.Render().String(), "(no new output)") {
 		t.Errorf("second read: %+v", again)
 	}
-	killed := e.jobCallOK(newExecKill(), `{"job_id":"job-1"}`)
+	killed := e.jobCallOK(newExecKill(), `{"job_id":"`+start.JobID+`"}`)
 	if killed.Status != "killed" || killed.ExitCode != nil {
 		t.Errorf("kill: %+v", killed)
 	}
 	wantGone(t, "sleep 1000.501")
-	if after := e.jobCallOK(newExecOutput(), `{"job_id":"job-1"}`); after.Status != "killed" {
+	if after := e.jobCallOK(newExecOutput(), `{"job_id":"`+start.JobID+`"}`); after.Status != "killed" {
 		t.Errorf("after kill: %+v", after)
 	}
-	if again := e.jobCallOK(newExecKill(), `{"job_id":"job-1"}`); again.Status != "killed" {
+	if again := e.jobCallOK(newExecKill(), `{"job_id":"`+start.JobID+`"}`); again.Status != "killed" {
 		t.Errorf("killing twice: %+v", again)
 	}
 }
 
 func TestBackgroundJobWaitAndExitCode(t *testing.T) {
 	e := newExecEnv(t, "echo", "sleep")
-	e.execOK(`{"command":"sleep 0.3; echo done; exit 4","background":true}`)
+	job := e.execOK(`{"command":"sleep 0.3; echo done; exit 4","background":true}`).JobID
 	start := time.Now()
-	out := e.jobCallOK(newExecOutput(), `{"job_id":"job-1","wait_secs":30}`)
+	out := e.jobCallOK(newExecOutput(), `{"job_id":"`+job+`","wait_secs":30}`)
 	if out.Status != "exited" || out.ExitCode == nil || *out.ExitCode != 4 || out.Output != "done\n" {
 		t.Errorf("%+v", out)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("exec_output waited %v for a job that ends in 0.3s", d)
 	}
-	if view := out.Render().String(); !strings.Contains(view, "job-1 (sleep 0.3; echo done; exit 4): exited, exit code 4") {
+	if view := out.Render().String(); !strings.Contains(view, job+" (sleep 0.3; echo done; exit 4): exited, exit code 4") {
 		t.Errorf("view:\n%s", view)
 	}
 }
 
 func TestBackgroundJobRefusedByTheGate(t *testing.T) {
 	e := newExecEnv(t, "echo")
-	e.execOK(`{"command":"echo a; rm -rf x","background":true}`)
-	out := e.jobCallOK(newExecOutput(), `{"job_id":"job-1","wait_secs":30}`)
+	job := e.execOK(`{"command":"echo a; rm -rf x","background":true}`).JobID
+	out := e.jobCallOK(newExecOutput(), `{"job_id":"`+job+`","wait_secs":30}`)
 	if out.Status != "refused" || len(out.Refused) != 1 || out.Refused[0].Command != "rm -rf x" {
 		t.Errorf("%+v", out)
 	}
@@ -96,9 +96,9 @@ func TestBackgroundJobsEndWithTheToolkit(t *testing.T) {
 func TestExecOutputBadInput(t *testing.T) {
 	e := newExecEnv(t, "sleep")
 	_, err := e.jobCall(newExecOutput(), `{"job_id":"job-9"}`)
-	wantToolError(t, err, tool.CodeInvalidArguments, `no job "job-9"`, "background: true")
+	wantToolError(t, err, tool.CodeNotFound, `no job "job-9"`, "background: true")
 	_, err = e.jobCall(newExecKill(), `{"job_id":"nope"}`)
-	wantToolError(t, err, tool.CodeInvalidArguments, `no job "nope"`)
+	wantToolError(t, err, tool.CodeNotFound, `no job "nope"`)
 	_, err = e.jobCall(newExecOutput(), `{"job_id":"job-1","wait_secs":-1}`)
 	wantToolError(t, err, tool.CodeInvalidArguments, "wait_secs")
 	_, err = e.jobCall(newExecOutput(), `{"job_id":"job-1","wait_secs":601}`)

@@ -71,15 +71,17 @@ func execOutput(ctx context.Context, tc tool.Context, in ExecOutputInput) (*Exec
 	return jobOutput(snap), nil
 }
 
-// findJob returns the toolkit's job with id.
+// findJob returns the job with id that the call's session started (see
+// tool.WithSession). Another session's job is NOT_FOUND with the very
+// message an id nobody has gets: its existence does not leak.
 func findJob(ctx context.Context, tc tool.Context, id string) (*shell.Job, error) {
 	jobs, err := tool.Resolve(ctx, tc, jobsKey)
 	if err != nil {
 		return nil, err
 	}
-	job, err := jobs.Get(id)
+	job, err := jobs.Get(tool.SessionOf(ctx), id)
 	if errors.Is(err, shell.ErrUnknownJob) {
-		return nil, tool.Errorf(tool.CodeInvalidArguments, "field \"job_id\": there is no job %q; exec_command with background: true returns job ids (finished jobs are forgotten after a while, and all of them when the toolkit closes)", id)
+		return nil, tool.Errorf(tool.CodeNotFound, "field \"job_id\": this session has no job %q; exec_command with background: true returns job ids (a session sees only the jobs it started; finished jobs are forgotten after a while, and all of a session's when it ends)", id).WithCause(err)
 	}
 	return job, err
 }

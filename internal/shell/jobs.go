@@ -4,27 +4,39 @@ package shell
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
 
-// Start starts spec in the background, detached from ctx's cancellation
-// (the call that started it returns at once). timeout, if positive, bounds
-// the job's run. spec.Output is set by Start.
-func (js *Jobs) Start(ctx context.Context, spec Spec, timeout time.Duration) (*Job, error) {
+// Start starts spec in the background for session, detached from ctx's
+// cancellation (the call that started it returns at once). timeout, if
+// positive, bounds the job's run. spec.Output is set by Start.
+//
+// A job belongs to the session that started it (see [tool.WithSession]):
+// [Jobs.Get] finds it for that session only, and [Jobs.CloseSession] kills
+// it. Its id is random, so that one session can neither guess another's
+// ids nor learn from its own how many jobs others started. A ctx that is
+// done already starts nothing: the session of a call cancelled because it
+// ended may have been closed already, and a job started now would outlive
+// it.
+func (js *Jobs) Start(ctx context.Context, session string, spec Spec, timeout time.Duration) (*Job, error) {
 	js.mu.Lock()
 	defer js.mu.Unlock()
 	if js.closed {
 		return nil, errors.New("the job registry is closed")
 	}
-	if n := js.running(); n >= js.MaxRunning {
-		return nil, fmt.Errorf("%d background jobs are running already, the most allowed; wait for one or kill one with exec_kill", n)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("the call ended before its job started: %w", context.Cause(ctx))
+	}
+	if err := js.admit(session); err != nil {
+		return nil, err
 	}
 	if js.dir == "" {
 		dir, err := os.MkdirTemp("", "quiver-jobs-")
@@ -33,8 +45,7 @@ func (js *Jobs) Start(ctx context.Context, spec Spec, timeout time.Duration) (*J
 		}
 		js.dir = dir
 	}
-	js.seq++
-	j := &Job{ID: "job-" + strconv.Itoa(js.seq), Command: spec.Command, Started: time.Now(), done: make(chan struct{})}
+	j := &Job{ID: js.newID(), session: session, Command: spec.Command, Started: time.Now(), done: make(chan struct{})}
 	if spec.Argv != nil {
 		j.Command = Join(spec.Argv)
 	}
@@ -60,8 +71,42 @@ func (js *Jobs) Start(ctx context.Context, spec Spec, timeout time.Duration) (*J
 	}()
 	js.jobs[j.ID] = j
 	js.order = append(js.order, j.ID)
-	js.expire()
+	js.expire(session)
 	return j, nil
+}
+
+// admit refuses a new job of session when the session, or the registry as a
+// whole, runs as many as it may. The second message gives no count of
+// others' jobs: how busy other sessions are is theirs.
+func (js *Jobs) admit(session string) error {
+	mine, all := 0, 0
+	for _, j := range js.jobs {
+		if j.finished() {
+			continue
+		}
+		all++
+		if j.session == session {
+			mine++
+		}
+	}
+	if mine >= js.MaxRunning {
+		return fmt.Errorf("%d background jobs of this session are running already, the most allowed; wait for one or kill one with exec_kill", mine)
+	}
+	if all >= js.MaxRunningAll {
+		return fmt.Errorf("as many background jobs run as the server allows across its sessions (%d); wait for one of yours or kill one with exec_kill", js.MaxRunningAll)
+	}
+	return nil
+}
+
+// newID returns "job_" and at least 128 random bits in lower-case base32,
+// an id no job of the registry has.
+func (js *Jobs) newID() string {
+	for {
+		id := "job_" + strings.ToLower(rand.Text())
+		if js.jobs[id] == nil {
+			return id
+		}
+	}
 }
 
 func (j *Job) openLog(dir string) error {
@@ -90,28 +135,19 @@ func (c countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (js *Jobs) running() int {
-	n := 0
-	for _, j := range js.jobs {
-		if !j.finished() {
-			n++
-		}
-	}
-	return n
-}
-
-// expire forgets the oldest finished jobs beyond MaxKept.
-func (js *Jobs) expire() {
+// expire forgets the oldest finished jobs of session beyond MaxKept: one
+// session's many short jobs cannot push out another's results.
+func (js *Jobs) expire(session string) {
 	finished := 0
 	for _, id := range js.order {
-		if js.jobs[id].finished() {
+		if j := js.jobs[id]; j.session == session && j.finished() {
 			finished++
 		}
 	}
 	kept := js.order[:0]
 	for _, id := range js.order {
 		j := js.jobs[id]
-		if finished > js.MaxKept && j.finished() {
+		if finished > js.MaxKept && j.session == session && j.finished() {
 			finished--
 			j.release()
 			delete(js.jobs, id)
@@ -136,15 +172,49 @@ func (j *Job) release() {
 	os.Remove(j.logPath)
 }
 
-// Get returns the job with id.
-func (js *Jobs) Get(id string) (*Job, error) {
+// Get returns session's job with id. A job of another session is
+// [ErrUnknownJob], exactly as an id nobody has: its existence does not leak.
+func (js *Jobs) Get(session, id string) (*Job, error) {
 	js.mu.Lock()
 	defer js.mu.Unlock()
 	j, ok := js.jobs[id]
-	if !ok {
+	if !ok || j.session != session {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownJob, id)
 	}
 	return j, nil
+}
+
+// CloseSession kills session's jobs with their process trees, waits for
+// them and forgets them, logs included: the session that started them has
+// ended. Jobs of other sessions go on.
+func (js *Jobs) CloseSession(session string) error {
+	js.mu.Lock()
+	var jobs []*Job
+	kept := js.order[:0]
+	for _, id := range js.order {
+		j := js.jobs[id]
+		if j.session != session {
+			kept = append(kept, id)
+			continue
+		}
+		jobs = append(jobs, j)
+		delete(js.jobs, id)
+	}
+	js.order = kept
+	js.mu.Unlock()
+	stopAll(jobs)
+	return nil
+}
+
+// stopAll kills jobs, waits for them to end and removes their logs.
+func stopAll(jobs []*Job) {
+	for _, j := range jobs {
+		j.stop(ErrKilled)
+	}
+	for _, j := range jobs {
+		<-j.done
+		j.release()
+	}
 }
 
 // Wait waits up to d for the job to finish (returning early if ctx is
@@ -233,13 +303,7 @@ func (js *Jobs) Close() error {
 	js.order = nil
 	dir := js.dir
 	js.mu.Unlock()
-	for _, j := range jobs {
-		j.stop(ErrKilled)
-	}
-	for _, j := range jobs {
-		<-j.done
-		j.release()
-	}
+	stopAll(jobs)
 	if dir != "" {
 		return os.RemoveAll(dir)
 	}

@@ -16,7 +16,7 @@ func TestJobsRunReportAndStop(t *testing.T) {
 	js := NewJobs()
 	defer js.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	job, err := js.Start(ctx, e.spec("echo one; sleep 0.3; echo two"), 0)
+	job, err := js.Start(ctx, "", e.spec("echo one; sleep 0.3; echo two"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,10 +33,10 @@ func TestJobsRunReportAndStop(t *testing.T) {
 	if s.Output.Head != "" || s.Output.TotalBytes != 0 {
 		t.Errorf("a second read returned old output: %+v", s.Output)
 	}
-	if got, err := js.Get(job.ID); err != nil || got != job {
+	if got, err := js.Get("", job.ID); err != nil || got != job {
 		t.Errorf("Get(%q) = %v, %v", job.ID, got, err)
 	}
-	if _, err := js.Get("job-99"); !errors.Is(err, ErrUnknownJob) {
+	if _, err := js.Get("", "job-99"); !errors.Is(err, ErrUnknownJob) {
 		t.Errorf("Get(job-99) = %v", err)
 	}
 }
@@ -45,7 +45,7 @@ func TestJobsNewOutputOnly(t *testing.T) {
 	e := newRunEnv(t, "sleep", "echo")
 	js := NewJobs()
 	defer js.Close()
-	job, err := js.Start(context.Background(), e.spec("echo first; sleep 0.5; echo second; sleep 1000.301"), 0)
+	job, err := js.Start(context.Background(), "", e.spec("echo first; sleep 0.5; echo second; sleep 1000.301"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestJobsTimeout(t *testing.T) {
 	e := newRunEnv(t, "sleep")
 	js := NewJobs()
 	defer js.Close()
-	job, err := js.Start(context.Background(), e.spec("sleep 1000.311"), 300*time.Millisecond)
+	job, err := js.Start(context.Background(), "", e.spec("sleep 1000.311"), 300*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestJobsLargeOutputIsTrimmedFromTheLog(t *testing.T) {
 	e := newRunEnv(t, "seq")
 	js := NewJobs()
 	defer js.Close()
-	job, err := js.Start(context.Background(), e.spec("seq 1 200000"), 0)
+	job, err := js.Start(context.Background(), "", e.spec("seq 1 200000"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestJobsCloseKillsEverything(t *testing.T) {
 	js := NewJobs()
 	var logs []string
 	for range 3 {
-		job, err := js.Start(context.Background(), e.spec("sleep 1000.321"), 0)
+		job, err := js.Start(context.Background(), "", e.spec("sleep 1000.321"), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestJobsCloseKillsEverything(t *testing.T) {
 			t.Errorf("log %s left behind", l)
 		}
 	}
-	if _, err := js.Start(context.Background(), e.spec("sleep 1"), 0); err == nil {
+	if _, err := js.Start(context.Background(), "", e.spec("sleep 1"), 0); err == nil {
 		t.Error("a closed registry started a job")
 	}
 }
@@ -134,11 +134,11 @@ func TestJobsLimits(t *testing.T) {
 	defer js.Close()
 	js.MaxRunning, js.MaxKept = 2, 1
 	for range 2 {
-		if _, err := js.Start(context.Background(), e.spec("sleep 1000.331"), 0); err != nil {
+		if _, err := js.Start(context.Background(), "", e.spec("sleep 1000.331"), 0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := js.Start(context.Background(), e.spec("sleep 1000.331"), 0); err == nil || !strings.Contains(err.Error(), "exec_kill") {
+	if _, err := js.Start(context.Background(), "", e.spec("sleep 1000.331"), 0); err == nil || !strings.Contains(err.Error(), "exec_kill") {
 		t.Errorf("a third job: %v", err)
 	}
 	js.Close()
@@ -149,17 +149,17 @@ func TestJobsLimits(t *testing.T) {
 	js.MaxKept = 1
 	var ids []string
 	for range 3 {
-		j, err := js.Start(context.Background(), e.spec("true"), 0)
+		j, err := js.Start(context.Background(), "", e.spec("true"), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		<-j.done
 		ids = append(ids, j.ID)
 	}
-	if _, err := js.Get(ids[0]); !errors.Is(err, ErrUnknownJob) {
+	if _, err := js.Get("", ids[0]); !errors.Is(err, ErrUnknownJob) {
 		t.Errorf("the oldest finished job is still kept: %v", err)
 	}
-	if _, err := js.Get(ids[2]); err != nil {
+	if _, err := js.Get("", ids[2]); err != nil {
 		t.Errorf("the newest job is gone: %v", err)
 	}
 }

@@ -19,10 +19,15 @@ var errNoRun = fmt.Errorf("running commands needs a unix system (process groups)
 func Run(context.Context, Spec) (Outcome, error) { return Outcome{ExitCode: -1}, errNoRun }
 
 // Start refuses: see errNoRun.
-func (js *Jobs) Start(context.Context, Spec, time.Duration) (*Job, error) { return nil, errNoRun }
+func (js *Jobs) Start(context.Context, string, Spec, time.Duration) (*Job, error) {
+	return nil, errNoRun
+}
 
 // Get finds no job: none can start here.
-func (js *Jobs) Get(string) (*Job, error) { return nil, ErrUnknownJob }
+func (js *Jobs) Get(string, string) (*Job, error) { return nil, ErrUnknownJob }
+
+// CloseSession has nothing to stop.
+func (js *Jobs) CloseSession(string) error { return nil }
 
 // Close has nothing to stop.
 func (js *Jobs) Close() error { return nil }

@@ -79,32 +79,37 @@ type Outcome struct {
 // prints gigabytes costs disk, not memory); reading a job returns what it
 // printed since the last read, its head and tail within a [Budget].
 //
-// Jobs belong to whoever made the registry — for exec_command, the toolkit
-// — and end with it: Close kills every job still running and removes the
-// logs. It is safe for concurrent use.
+// Each job belongs to the session that started it (see [Jobs.Start]): only
+// that session finds it, and [Jobs.CloseSession] kills it when the session
+// ends. The registry belongs to whoever made it — for exec_command, the
+// toolkit — and every job ends with it: Close kills every job still running
+// and removes the logs. It is safe for concurrent use.
 type Jobs struct {
-	// MaxRunning bounds the jobs running at once (default 16); MaxKept
-	// bounds the finished jobs kept for reading (default 64; the oldest go
-	// first).
-	MaxRunning, MaxKept int
+	// MaxRunning bounds the jobs of one session running at once (default
+	// 16), MaxRunningAll those of all sessions (default 64); MaxKept bounds
+	// the finished jobs of one session kept for reading (default 64; the
+	// oldest go first).
+	MaxRunning, MaxRunningAll, MaxKept int
 
 	mu     sync.Mutex
 	closed bool
-	seq    int
 	dir    string
 	jobs   map[string]*Job
 	order  []string
 }
 
 // NewJobs returns an empty registry.
-func NewJobs() *Jobs { return &Jobs{MaxRunning: 16, MaxKept: 64, jobs: map[string]*Job{}} }
+func NewJobs() *Jobs {
+	return &Jobs{MaxRunning: 16, MaxRunningAll: 64, MaxKept: 64, jobs: map[string]*Job{}}
+}
 
 // Job is one background command.
 type Job struct {
-	ID      string
+	ID      string // "job_" and 128 random bits or more: an id cannot be guessed
 	Command string
 	Started time.Time
 
+	session string // the session that started it (see [Jobs.Start])
 	logPath string
 	log     *os.File // written by the run
 	reader  *os.File // read by Read
