@@ -49,6 +49,12 @@
 // (without an event store a stream cannot be resumed, so nobody could read
 // its answer); ending a call kills the processes it started.
 //
+// Background jobs (exec_command's background: true) belong to the session
+// whose call started them ([tool.WithSession]): another session's
+// exec_output and exec_kill get NOT_FOUND for them, and when a session ends
+// — DELETE, eviction, timeout, the end of a stdio session, shutdown — its
+// jobs are killed with their process trees ([quiver.Toolkit.EndSession]).
+//
 // Protocol versions: the server negotiates 2025-11-25 and older. The
 // 2026-07-28 revision moves server-to-client questions (elicitation) into
 // multi-round-trip results and drops sessions over HTTP; Quiver's approval

@@ -43,7 +43,8 @@ const postHeader = "X-Quiver-Request"
 //     used, one no client is attached to first); else 503 with Retry-After.
 //
 // DELETE of a session cancels its calls, killing the processes they
-// started, and answers once they have returned. Bodies over
+// started, then kills the background jobs the session started, with their
+// process trees, and answers once all of them have ended. Bodies over
 // Options.MaxBodyBytes are refused with 413 by the SDK's handler.
 func (s *Server) Handler() http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
@@ -92,19 +93,57 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	case session != "" && r.Method == http.MethodDelete:
-		// The SDK's close waits for the session's calls: end them first.
-		if g.s.sessions.cancel(session, errSessionDeleted) {
-			g.s.opts.Logger.InfoContext(r.Context(), "session deleted by the client", "session", session)
-		}
+		g.delete(w, r, session)
+		return
 	case session != "" && (r.Method == http.MethodPost || r.Method == http.MethodGet):
 		end := g.s.sessions.begin(session, r.Method == http.MethodPost)
 		defer end()
 	}
+	g.forward(w, r)
+}
+
+// forward hands r to the SDK, registered among the requests in flight.
+func (g *guard) forward(w http.ResponseWriter, r *http.Request) {
 	id := rand.Text()
 	r.Header.Set(postHeader, id)
 	done := g.s.posts.add(id, r.Context(), r.Method == http.MethodPost)
 	defer done()
 	g.next.ServeHTTP(w, r)
+}
+
+// delete ends session id for its client. The SDK's close waits for the
+// session's calls, so they are cancelled first; the SDK then closes the
+// session and answers 204, which is held back until the session's jobs
+// have ended too.
+func (g *guard) delete(w http.ResponseWriter, r *http.Request, id string) {
+	s := g.s.sessions.cancel(id, errSessionDeleted)
+	if s != nil {
+		g.s.opts.Logger.InfoContext(r.Context(), "session deleted by the client", "session", id)
+	}
+	held := &heldNoContent{ResponseWriter: w}
+	g.forward(held, r)
+	if !held.held {
+		return
+	}
+	if s != nil {
+		g.s.sessions.closed(id, s, errSessionDeleted)
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// heldNoContent holds back a 204 (the SDK's answer to a DELETE that closed
+// its session) for the guard to send when the session's jobs have ended.
+type heldNoContent struct {
+	http.ResponseWriter
+	held bool
+}
+
+func (h *heldNoContent) WriteHeader(code int) {
+	if code == http.StatusNoContent {
+		h.held = true
+		return
+	}
+	h.ResponseWriter.WriteHeader(code)
 }
 
 // admit makes room for a new session, evicting one that has no call in

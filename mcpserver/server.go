@@ -115,7 +115,8 @@ const DefaultSessionTimeout = 2 * time.Minute
 // Server is a toolkit served over MCP. One Server serves any number of
 // sessions (one stdio session, or many over HTTP); they share the toolkit,
 // and so its output cache: a ref returned in one call can be read in any
-// later call.
+// later call. Background jobs are not shared: each is its session's, and
+// ends with it.
 type Server struct {
 	tk   *quiver.Toolkit
 	opts Options
@@ -135,7 +136,8 @@ type Server struct {
 // toolkit whose catalogue cannot be read is an error.
 func New(ctx context.Context, tk *quiver.Toolkit, opts Options) (*Server, error) {
 	opts.setDefaults()
-	s := &Server{tk: tk, opts: opts, listed: map[string]*tool.Tool{}, sessions: newSessions(opts.SessionTimeout, opts.Logger)}
+	s := &Server{tk: tk, opts: opts, listed: map[string]*tool.Tool{}}
+	s.sessions = newSessions(opts.SessionTimeout, opts.Logger, func(ss *mcp.ServerSession) { s.endSession(toolSession(ss)) })
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:              opts.Instructions,
 		Logger:                    sdkLogger(opts.Logger),
@@ -154,7 +156,9 @@ func New(ctx context.Context, tk *quiver.Toolkit, opts Options) (*Server, error)
 }
 
 // MCP returns the underlying SDK server, for hosts that add prompts or
-// resources of their own.
+// resources of their own. Sessions a host connects to it itself, not
+// through Run or Handler, keep their background jobs until the toolkit
+// closes.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Refresh brings the listing in line with the toolkit's allowed tools.
@@ -246,6 +250,7 @@ func (s *Server) invoke(ctx context.Context, req *mcp.CallToolRequest) quiver.Ou
 	sessionID := req.Session.ID()
 	ctx = withLogIDs(ctx, sessionID, callID)
 	ctx = approve.WithSession(ctx, req.Session)
+	ctx = tool.WithSession(ctx, toolSession(req.Session))
 	ctx, stop := s.posts.bind(ctx, req.Extra)
 	defer stop()
 	ctx, untrack := s.sessions.track(ctx, sessionID, n)
@@ -276,13 +281,18 @@ func (s *Server) invoke(ctx context.Context, req *mcp.CallToolRequest) quiver.Ou
 // protocol messages is written to w. A line that is not one JSON-RPC 2.0
 // message — not JSON, JSON of another shape (`[]`, `{}`, `null`, a batch),
 // or longer than Options.MaxBodyBytes — is answered with a JSON-RPC error
-// whose id is null, and the session goes on.
+// whose id is null, and the session goes on. When the session ends, the
+// background jobs its calls started are killed with their process trees,
+// before Run returns.
 func (s *Server) Run(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 	out := &lockedWriter{w: w}
 	in := filterLines(r, out, int(s.opts.MaxBodyBytes), s.opts.StdinGrace)
 	// The filter bounds a line; the SDK's own bound would end the session
 	// instead of answering (and counts bytes read ahead as the message's).
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1})
+	ss, err := s.mcp.Connect(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1}, nil)
+	if err == nil {
+		err = s.serveSession(ctx, ss)
+	}
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
@@ -290,6 +300,44 @@ func (s *Server) Run(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 		return nil
 	}
 	return fmt.Errorf("mcpserver: %w", err)
+}
+
+// serveSession waits for a stdio session to end (or ctx), as the SDK's
+// Run does, then kills the background jobs it started: the end of a stdio
+// session is the end of its client. The session has no call in flight by
+// then (the SDK's session ends once its calls have returned), so no job
+// can start after.
+func (s *Server) serveSession(ctx context.Context, ss *mcp.ServerSession) error {
+	defer s.endSession(toolSession(ss))
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-ended
+		return ctx.Err()
+	case err := <-ended:
+		return err
+	}
+}
+
+// toolSession is the toolkit's session (tool.WithSession) of an MCP
+// session's calls, which its background jobs belong to: the HTTP session's
+// id (random, made by the SDK), or, over stdio, where a session has no id,
+// the session's address, its own while it lives; its jobs are ended before
+// Run lets it go.
+func toolSession(ss *mcp.ServerSession) string {
+	if id := ss.ID(); id != "" {
+		return "mcp:" + id
+	}
+	return fmt.Sprintf("mcp-stdio:%p", ss)
+}
+
+// endSession kills the background jobs of a session that has ended.
+func (s *Server) endSession(id string) {
+	if err := s.tk.EndSession(id); err != nil {
+		s.opts.Logger.Warn("ending the background jobs of a session", "session", id, "err", err)
+	}
 }
 
 // sdkLogger is the logger given to the SDK: its session lifecycle messages

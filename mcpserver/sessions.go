@@ -20,12 +20,15 @@ import (
 //   - at Options.MaxSessions, a newcomer takes the place of the least
 //     recently used session that is not busy (one no client is attached to
 //     first), and is refused only when every session is busy;
-//   - a session that ends — DELETE, eviction, timeout, shutdown — has its
-//     calls cancelled first, which kills the processes they started, since
-//     the SDK's close waits for them.
+//   - a session that ends — DELETE, eviction, timeout, shutdown, its client
+//     gone — has its calls cancelled first, which kills the processes they
+//     started, since the SDK's close waits for them; then the background
+//     jobs its calls started are killed, with their process trees (a call
+//     cancelled first starts none after that).
 type sessions struct {
 	idle   time.Duration
 	logger *slog.Logger
+	ended  func(*mcp.ServerSession) // kills the jobs of a session that leaves the table
 
 	mu   sync.Mutex
 	byID map[string]*session
@@ -37,8 +40,9 @@ type session struct {
 	streams  int       // event streams (GET) open
 	lastUsed time.Time // when a request last began or ended
 	calls    map[uint64]context.CancelCauseFunc
-	timer    *time.Timer // closes the session when idle too long
-	gen      uint64      // bumped at every request, so a stale timer does nothing
+	timer    *time.Timer   // closes the session when idle too long
+	gen      uint64        // bumped at every request, so a stale timer does nothing
+	gone     chan struct{} // closed once the session has left the table and its jobs have ended
 }
 
 // Why a session's calls were cancelled.
@@ -51,8 +55,8 @@ var (
 	errEverySessionBusy = errors.New("every session is busy")
 )
 
-func newSessions(idle time.Duration, logger *slog.Logger) *sessions {
-	return &sessions{idle: idle, logger: logger, byID: map[string]*session{}}
+func newSessions(idle time.Duration, logger *slog.Logger, ended func(*mcp.ServerSession)) *sessions {
+	return &sessions{idle: idle, logger: logger, ended: ended, byID: map[string]*session{}}
 }
 
 // add records a session that has just been initialized, and forgets it
@@ -64,7 +68,7 @@ func (t *sessions) add(ss *mcp.ServerSession) {
 		t.mu.Unlock()
 		return
 	}
-	s := &session{ss: ss, lastUsed: time.Now(), calls: map[uint64]context.CancelCauseFunc{}}
+	s := &session{ss: ss, lastUsed: time.Now(), calls: map[uint64]context.CancelCauseFunc{}, gone: make(chan struct{})}
 	t.byID[id] = s
 	t.armLocked(id, s)
 	t.mu.Unlock()
@@ -162,7 +166,8 @@ func (t *sessions) track(ctx context.Context, id string, callID uint64) (context
 	}
 }
 
-// forget drops session id from the table and cancels its calls.
+// forget drops session id from the table, cancels its calls, then kills
+// the jobs they started.
 func (t *sessions) forget(id string, why error) (*session, bool) {
 	t.mu.Lock()
 	s := t.byID[id]
@@ -178,7 +183,14 @@ func (t *sessions) forget(id string, why error) (*session, bool) {
 	for _, cancel := range calls {
 		cancel(why)
 	}
-	return s, s != nil
+	if s == nil {
+		return nil, false
+	}
+	if t.ended != nil {
+		t.ended(s.ss)
+	}
+	close(s.gone)
+	return s, true
 }
 
 // snapshotCalls copies the cancel funcs of s's calls; the table's lock is
@@ -203,8 +215,8 @@ func (t *sessions) end(id string, why error) bool {
 
 // cancel cancels the calls of session id, keeping the session: DELETE does
 // this before the SDK closes the session, since the SDK's close waits for
-// the calls to return.
-func (t *sessions) cancel(id string, why error) bool {
+// the calls to return. It returns the session, nil if there is none.
+func (t *sessions) cancel(id string, why error) *session {
 	t.mu.Lock()
 	s := t.byID[id]
 	var calls []context.CancelCauseFunc
@@ -215,7 +227,15 @@ func (t *sessions) cancel(id string, why error) bool {
 	for _, c := range calls {
 		c(why)
 	}
-	return s != nil
+	return s
+}
+
+// closed finishes a session the SDK has closed (DELETE): it leaves the
+// table, and its jobs are killed, here or by the watch add started,
+// whichever comes first; closed returns once they have ended.
+func (t *sessions) closed(id string, s *session, why error) {
+	t.forget(id, why)
+	<-s.gone
 }
 
 // evict ends the least recently used session that is not busy, preferring

@@ -1,0 +1,195 @@
+//go:build linux
+
+package mcpserver_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/mcpserver"
+	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/sandbox/sandboxtest"
+	"github.com/quiverkit/quiver/tool"
+)
+
+// A background job belongs to the MCP session whose call started it:
+// another session's exec_output and exec_kill get NOT_FOUND, and the end of
+// the session — DELETE, the end of a stdio session, the server's shutdown —
+// kills the job's whole process tree.
+
+// jobsServer is a server of the standard tools, every call allowed, under
+// the real sandbox, in a workspace of its own.
+func jobsServer(t *testing.T) (*mcpserver.Server, string) {
+	t.Helper()
+	ws := t.TempDir()
+	tk, err := quiver.New(quiver.WithRoot(ws), builtin.Standard(), quiver.WithPolicy(policy.AllowAll()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tk.Close() })
+	srv, err := mcpserver.New(t.Context(), tk, mcpserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, ws
+}
+
+// callCode calls a tool and returns the error code of its result ("" for
+// success) and its structured content.
+func callCode(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (tool.Code, map[string]any) {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	sc, _ := res.StructuredContent.(map[string]any)
+	if !res.IsError {
+		return "", sc
+	}
+	meta, _ := res.Meta[mcpserver.MetaError].(map[string]any)
+	code, _ := meta["code"].(string)
+	return tool.Code(code), sc
+}
+
+// startTreeJob starts a sandboxtest.Tree in the background from cs and
+// returns the job's id and the tree's host pids.
+func startTreeJob(t *testing.T, cs *mcp.ClientSession, ws, name string) (string, []int) {
+	t.Helper()
+	tree := sandboxtest.NewTree(t, ws, name)
+	code, out := callCode(t, cs, "exec_command", map[string]any{"argv": tree.Argv(), "background": true})
+	id, _ := out["job_id"].(string)
+	if code != "" || id == "" {
+		t.Fatalf("starting %s: %s %v", name, code, out)
+	}
+	return id, tree.PIDs(t)
+}
+
+// probeAnothersJob tries, from cs, every job tool on another session's
+// job id and its other spellings: each must be NOT_FOUND.
+func probeAnothersJob(t *testing.T, cs *mcp.ClientSession, id string) {
+	t.Helper()
+	for _, guess := range []string{id, strings.ToUpper(id), id + " ", "\t" + id, id[:len(id)-2], "job-1"} {
+		for _, call := range []struct {
+			name string
+			args map[string]any
+		}{
+			{"exec_output", map[string]any{"job_id": guess}},
+			{"exec_output", map[string]any{"job_id": guess, "wait_secs": 1}},
+			{"exec_kill", map[string]any{"job_id": guess}},
+		} {
+			if code, out := callCode(t, cs, call.name, call.args); code != tool.CodeNotFound {
+				t.Errorf("another session's %s %v: %s %v, want NOT_FOUND", call.name, call.args, code, out)
+			}
+		}
+	}
+}
+
+func TestHTTPSessionsOwnTheirJobsAndDeleteKillsThem(t *testing.T) {
+	srv, ws := jobsServer(t)
+	url, stop := serveHTTP(t, srv)
+	connectHTTP := func() *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "jobs", Version: "1"}, nil).
+			Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	a, b, c := connectHTTP(), connectHTTP(), connectHTTP()
+	aJob, aPIDs := startTreeJob(t, a, ws, "a")
+	_, bPIDs := startTreeJob(t, b, ws, "b")
+	_, cPIDs := startTreeJob(t, c, ws, "c")
+
+	probeAnothersJob(t, b, aJob)
+	sandboxtest.WantAlive(t, aPIDs, "another session tried to kill A's job")
+	if code, out := callCode(t, a, "exec_output", map[string]any{"job_id": aJob}); code != "" || out["status"] != "running" {
+		t.Fatalf("A reading its own job: %s %v", code, out)
+	}
+
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodDelete, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Mcp-Session-Id", a.ID())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %d, want 204", resp.StatusCode)
+	}
+	// DELETE answers once the session's jobs have ended: nothing of A's tree
+	// may run now, before any wait.
+	for _, pid := range aPIDs {
+		if sandboxtest.Alive(pid) {
+			t.Errorf("process %d of A's job runs after DELETE answered", pid)
+		}
+	}
+	sandboxtest.WaitGone(t, aPIDs, "A's session was deleted")
+	sandboxtest.WantAlive(t, append(bPIDs, cPIDs...), "A's session was deleted")
+
+	// The server's shutdown ends every session, and so every job, before
+	// the toolkit is closed.
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	sandboxtest.WaitGone(t, append(bPIDs, cPIDs...), "the server shut down")
+}
+
+func TestStdioSessionsOwnTheirJobsAndTheirEndKillsThem(t *testing.T) {
+	srv, ws := jobsServer(t)
+	type stdio struct {
+		cs   *mcp.ClientSession
+		done chan error
+	}
+	// Two stdio sessions of one server: stdio sessions have no id, and
+	// must not share one.
+	connectStdio := func() stdio {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		s := stdio{done: make(chan error, 1)}
+		go func() {
+			s.done <- srv.Run(context.Background(), inR, outW)
+			outW.Close()
+		}()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "jobs", Version: "1"}, nil).
+			Connect(t.Context(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		s.cs = cs
+		return s
+	}
+	a, b := connectStdio(), connectStdio()
+	aJob, aPIDs := startTreeJob(t, a.cs, ws, "a")
+	_, bPIDs := startTreeJob(t, b.cs, ws, "b")
+	probeAnothersJob(t, b.cs, aJob)
+	sandboxtest.WantAlive(t, aPIDs, "another session tried to kill A's job")
+
+	a.cs.Close() // closes the server's standard input: the session ends
+	if err := <-a.done; err != nil {
+		t.Fatalf("Run after the client closed: %v", err)
+	}
+	// Run returns once the session's jobs have ended.
+	for _, pid := range aPIDs {
+		if sandboxtest.Alive(pid) {
+			t.Errorf("process %d of A's job runs after Run returned", pid)
+		}
+	}
+	sandboxtest.WaitGone(t, aPIDs, "A's stdio session ended")
+	sandboxtest.WantAlive(t, bPIDs, "A's stdio session ended")
+	b.cs.Close()
+	<-b.done
+	sandboxtest.WaitGone(t, bPIDs, "B's stdio session ended")
+}
