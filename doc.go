@@ -24,7 +24,7 @@
 //     is safe, outputs in call order (the agent loop).
 //
 // They all go through one pipeline, as do the CLI, the MCP server and the
-// agent loop built on them, in this fixed order (DESIGN.md section 1):
+// agent loop built on them, in this fixed order (docs/design.md section 1):
 //
 //	resolve   the registry finds the provider and tool (aliases followed)   TOOL_NOT_FOUND
 //	gate      tool-level policy: bare deny, write scope                     TOOL_NOT_ALLOWED

@@ -112,7 +112,7 @@ func (c *call) commandGate() tool.CommandGate {
 	return c.gate
 }
 
-// run is the pipeline of DESIGN.md section 1, top to bottom.
+// run is the pipeline of docs/design.md section 1, top to bottom.
 func (tk *Toolkit) run(ctx context.Context, tc driver.ToolCall) Output {
 	return tk.runWith(ctx, tc, false)
 }

@@ -65,8 +65,9 @@
 // project's tool and listed ([ElsewhereToolRefs]) rather than refused; a
 // name near a known tool is a typo there too.
 //
-// Departure from DESIGN.md: it looked for ./quiver.toml, then the user's
-// file, one file only. Now the user's file and the project's are merged,
-// the project's only as far as its trust allows, and with --root only the
-// workspace is looked in (not also the current directory).
+// Departure from the first design (docs/design.md section 4): it looked
+// for ./quiver.toml, then the user's file, one file only. Now the user's
+// file and the project's are merged, the project's only as far as its trust
+// allows, and with --root only the workspace is looked in (not also the
+// current directory). Every key is in docs/config.md.
 package config

@@ -57,7 +57,7 @@ func (m *ModelProvider) UnmarshalText(b []byte) error {
 }
 
 // ReviewRule is how votes decide. Only "majority" (of the votes cast, a tie
-// refusing) is supported; it is the rule DESIGN.md fixes for review.
+// refusing) is supported; it is the rule docs/design.md fixes for review.
 type ReviewRule struct{ Name string }
 
 // UnmarshalText implements encoding.TextUnmarshaler.

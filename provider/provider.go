@@ -14,7 +14,7 @@
 // A Provider has one job, its catalogue: execution goes through each
 // [tool.Tool]'s own Execute, so that every provider's tools run through the
 // same pipeline. That is why this interface has no Execute method, unlike the
-// sketch in DESIGN.md section 6, and why availability is reported by the
+// sketch in docs/design.md section 6, and why availability is reported by the
 // error of Tools rather than a separate Available method: one call, one
 // answer, no window between "available" and "here are my tools".
 package provider

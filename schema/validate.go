@@ -20,7 +20,7 @@ import (
 // anyOf/oneOf/allOf/not) are checked by a small validator over the decoded
 // JSON that reports the instance path of each failure and costs a few
 // hundred nanoseconds; anything else goes to jsonschema-go, the validator
-// DESIGN.md names. BenchmarkInvoke is the measured reason: jsonschema-go's
+// docs/design.md names. BenchmarkInvoke is the measured reason: jsonschema-go's
 // reflection made validation a third of a call's cost.
 type Validator struct {
 	schema   *jsonschema.Schema

@@ -9,7 +9,7 @@ import (
 // hosts and models may branch on them.
 type Code string
 
-// The error codes. See DESIGN.md section 3 for when each applies.
+// The error codes. See docs/design.md section 3 for when each applies.
 const (
 	CodeToolNotFound             Code = "TOOL_NOT_FOUND"
 	CodeToolNotAllowed           Code = "TOOL_NOT_ALLOWED"

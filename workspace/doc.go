@@ -38,7 +38,7 @@
 // The unrestricted write scope is the one exception to confinement: with
 // [Options.AllowOutside] absolute paths outside the root are served from a
 // root opened at "/". Under workspace-write, reads are confined as strictly
-// as writes (DESIGN.md bounds only writes there): a secret beside the
+// as writes (the first design bounded only writes there: docs/design.md section 5): a secret beside the
 // project is not the model's to read, and a rule can always widen the root.
 //
 // Tools reach the workspace as the dependency [Key].

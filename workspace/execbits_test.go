@@ -13,7 +13,7 @@ import (
 // of issue 18 (and breach 8's move): an approved rewrite of an executable in
 // .git/hooks or .quiver/tools kept its exec bits, so one approved write
 // became a program that the next commit or call ran unasked. Elsewhere the
-// mode is kept, as DESIGN.md says.
+// mode is kept, as docs/design.md section 5 says.
 func TestWritesNeverLeaveHooksOrScriptsExecutable(t *testing.T) {
 	tests := []struct {
 		name  string
