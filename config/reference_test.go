@@ -108,7 +108,7 @@ func deref(t reflect.Type) reflect.Type {
 }
 
 var (
-	tableHeading = regexp.MustCompile("^#+ +\\[\\[?([A-Za-z0-9_.]+)\\]\\]?")
+	tableHeading = regexp.MustCompile(`^#+ +\[\[?([A-Za-z0-9_.]+)\]\]?`)
 	keyRow       = regexp.MustCompile("^\\| *`([A-Za-z0-9_]+)` *\\|")
 )
 
