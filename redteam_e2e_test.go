@@ -16,7 +16,8 @@ import (
 )
 
 // redTeamRepo is a git repository with one tracked file, f.txt, as the
-// red-team probe used (../shared/research/redteam-2026-11.md).
+// red-team probe of November 2026 used (its report is not in this
+// repository).
 func redTeamRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
