@@ -68,7 +68,7 @@ func modelsProgram() (string, error) {
 	p := filepath.Join(filepath.Dir(exe), "quiver-models")
 	if _, err := exec.LookPath(p); err != nil {
 		return "", fmt.Errorf("quiver-models, which talks to the models, is not installed beside quiver (%s): "+
-			"install both with `go install github.com/quiverkit/quiver/cmd/quiver github.com/quiverkit/quiver/cmd/quiver-models`, "+
+			"install both from Quiver's clone with `go install ./cmd/quiver ./cmd/quiver-models`, "+
 			"or name it with %s", filepath.Dir(exe), modelsEnv)
 	}
 	return p, nil
