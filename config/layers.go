@@ -71,8 +71,15 @@ func LoadLayers(o LoadOptions) (*Config, error) {
 		return nil, err
 	}
 	if userDir != "" && Within(RealPath(userDir), proj.Dir) {
-		return nil, fmt.Errorf("the user configuration directory %s is inside the workspace %s, where what runs there can write its own configuration and trust; "+
-			"set XDG_CONFIG_HOME to a directory outside it, or give --config FILE", userDir, proj.Dir)
+		if o.Explicit != "" {
+			// --config needs the user's directory for the project's trust
+			// alone, and a trust file the workspace could write trusts
+			// nothing: its scripts stay untrusted.
+			userDir = ""
+		} else {
+			return nil, fmt.Errorf("the user configuration directory %s is inside the workspace %s, where what runs there can write its own configuration and trust; "+
+				"set XDG_CONFIG_HOME to a directory outside it, or give --config FILE", userDir, proj.Dir)
+		}
 	}
 	state := TrustState("")
 	if !proj.Empty() {

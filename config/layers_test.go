@@ -347,6 +347,36 @@ func TestUserDirInsideTheWorkspace(t *testing.T) {
 	}
 }
 
+// With --config the user's directory is read only for the project's trust:
+// inside the workspace, the command runs, and the trust the workspace
+// could have written there trusts nothing.
+func TestExplicitConfigWithTheUserDirInsideTheWorkspace(t *testing.T) {
+	e := newEnv(t, map[string]string{"quiver.toml": "", ".quiver/tools/x": "#!/bin/sh\n# quiver: description x\n"})
+	userDir := filepath.Join(e.project, ".config", "quiver")
+	p, err := ReadProject(e.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ReadTrust(userDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Add(p, time.Now()); err != nil { // as a command in the workspace could
+		t.Fatal(err)
+	}
+	op := filepath.Join(t.TempDir(), "operator.toml")
+	if err := os.WriteFile(op, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadLayers(LoadOptions{Explicit: op, Dir: e.project, UserDir: userDir})
+	if err != nil {
+		t.Fatalf("--config with the user directory in the workspace: %v", err)
+	}
+	if c.ProjectState == Trusted {
+		t.Error("the trust written inside the workspace trusted its project")
+	}
+}
+
 // What an untrusted project may set depends on what the operator set: a
 // key is kept only where it is at least as strict.
 func TestTightenAgainstTheOperator(t *testing.T) {
