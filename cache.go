@@ -64,8 +64,16 @@ func (tk *Toolkit) initCache() error {
 // tool_output_cache and tool_output_cache_grep pass untouched. When the
 // store fails, the model still gets a trimmed view whose marker says the
 // rest was not kept, and the failure is logged: the call itself succeeded.
-func (tk *Toolkit) cacheStep(ctx context.Context, name, callID string, res tool.Result) tool.Result {
-	trimmed, err := outputcache.Trim(ctx, tk.outputStore, tk.outputBudget, name, callID, res)
+// The stored output keeps the paths the call named, so that a read deny
+// holds for it later (tool_output_cache refuses it then).
+func (tk *Toolkit) cacheStep(ctx context.Context, name, callID string, subjects []tool.Subject, res tool.Result) tool.Result {
+	info := outputcache.Info{Tool: name, CallID: callID}
+	for _, s := range subjects {
+		if s.Kind == tool.SubjectPath {
+			info.Paths = append(info.Paths, s.Value)
+		}
+	}
+	trimmed, err := outputcache.TrimFrom(ctx, tk.outputStore, tk.outputBudget, info, res)
 	if err != nil {
 		tk.logger.WarnContext(ctx, "output cache: the full output was not kept",
 			"tool", name, "call_id", callID, "error", err)

@@ -165,7 +165,7 @@ func (tk *Toolkit) pipeline(ctx context.Context, c *call) (tool.Result, error) {
 		return tool.Result{}, err
 	}
 	if !c.typed {
-		res = tk.cacheStep(ctx, c.tool.Name, c.ID, res)
+		res = tk.cacheStep(ctx, c.tool.Name, c.ID, c.subjects, res)
 	}
 	return res, nil
 }

@@ -26,10 +26,6 @@ func (tk *Toolkit) newSandbox() error {
 	if err != nil {
 		return fmt.Errorf("quiver: %w", err)
 	}
-	// A read deny means every reader: processes see the denied paths empty.
-	if box, err = box.MaskReads(tk.policy.ReadDenied()); err != nil {
-		return fmt.Errorf("quiver: %w", err)
-	}
 	tk.box, tk.inProcessBox = box, box.NoProcess()
 	return nil
 }

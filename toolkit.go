@@ -213,6 +213,11 @@ func (tk *Toolkit) setDefaults() error {
 	// One list of allowed hosts: the processes' network and the web tools'
 	// unasked hosts are both [sandbox] network.
 	tk.policy = tk.policy.WithNetwork(tk.boxConfig.Network)
+	// A read deny means every reader: every tool reads through the
+	// workspace, which asks the policy.
+	if len(tk.policy.ReadDenied()) > 0 {
+		tk.ws = tk.ws.GuardReads(tk.policy)
+	}
 	return tk.newSandbox()
 }
 

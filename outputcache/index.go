@@ -80,7 +80,7 @@ func (x *LineIndex) Meta(ref string, info Info) Meta {
 		offsets = []int64{0}
 	}
 	return Meta{
-		Ref: ref, Tool: info.Tool, CallID: info.CallID, Numbered: info.Numbered,
+		Ref: ref, Tool: info.Tool, CallID: info.CallID, Numbered: info.Numbered, Paths: info.Paths,
 		Size: x.size, Lines: x.Lines(),
 		IndexEvery: IndexEvery, Index: append([]int64(nil), offsets...),
 	}

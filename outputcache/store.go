@@ -24,6 +24,11 @@ type Info struct {
 	// (read_file's), so that a reader shows them as they are rather than
 	// numbering them again.
 	Numbered bool
+	// Paths are the workspace paths the call that produced the output
+	// named (its path subjects, as written and as resolved). A reader of
+	// the stored output holds them to the read deny in force when it
+	// reads: an output that came from a path denied since is refused.
+	Paths []string
 }
 
 // NumberedLines is implemented by a tool's typed output whose rendered text
@@ -76,6 +81,8 @@ type Meta struct {
 	Dropped int64     `json:"dropped,omitempty"` // bytes written past the store's limit, not kept
 	// Numbered is Info.Numbered: the lines carry numbers of their own.
 	Numbered bool `json:"numbered,omitempty"`
+	// Paths is Info.Paths: the paths the producing call named.
+	Paths []string `json:"paths,omitempty"`
 	// Index holds the byte offset at which every IndexEvery-th line starts
 	// (0-based line 0, IndexEvery, 2*IndexEvery...).
 	IndexEvery int     `json:"index_every"`

@@ -75,7 +75,13 @@ func (b Budget) withDefaults() Budget {
 // and its marker says the rest was not kept; the error (nil for a nil store)
 // is returned beside the trimmed result.
 func Trim(ctx context.Context, store Store, budget Budget, toolName, callID string, res tool.Result) (tool.Result, error) {
-	if toolName == ReadTool || toolName == GrepTool {
+	return TrimFrom(ctx, store, budget, Info{Tool: toolName, CallID: callID}, res)
+}
+
+// TrimFrom is [Trim] for an output described by info (its tool, call id
+// and the paths it came from); Numbered is filled in from res.
+func TrimFrom(ctx context.Context, store Store, budget Budget, info Info, res tool.Result) (tool.Result, error) {
+	if info.Tool == ReadTool || info.Tool == GrepTool {
 		return res, nil
 	}
 	b := budget.withDefaults()
@@ -84,7 +90,8 @@ func Trim(ctx context.Context, store Store, budget Budget, toolName, callID stri
 	}
 	ref, storeErr := res.OutputRef, error(nil)
 	if ref == "" && store != nil {
-		ref, storeErr = storeResult(ctx, store, Info{Tool: toolName, CallID: callID, Numbered: linesNumbered(res)}, res)
+		info.Numbered = linesNumbered(res)
+		ref, storeErr = storeResult(ctx, store, info, res)
 	}
 	note := keptNote(ref, store, storeErr)
 	view := trimText(renderParts(res, false), b, note)

@@ -10,6 +10,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/tool"
 )
 
 // defaultProtected are the paths that govern Quiver or run code later, inside
@@ -106,16 +107,22 @@ func (p *Policy) ProtectedPaths() []string {
 
 // Sandbox returns the kernel sandbox profile of every process started
 // under p in workspace: p's write scope, p's protected paths ([ProtectedPaths]),
-// and cfg's network and extra roots. It is the one place a profile is
-// built from a policy: the toolkit's (exec_command, custom and script tools,
-// git), MCP servers', quiver-models' and `quiver sandbox`'s all come from
-// here, so no process gets fewer protected paths than another.
+// the paths p denies to read_file masked ([ReadDenied]), and cfg's network
+// and extra roots. It is the one place a profile is built from a policy:
+// the toolkit's (exec_command, custom and script tools, git), MCP
+// servers', quiver-models' and `quiver sandbox`'s all come from here, so
+// no process gets fewer protected or masked paths than another.
 func (p *Policy) Sandbox(workspace string, cfg sandbox.Config) (*sandbox.Profile, error) {
 	mode, err := sandbox.ParseMode(string(p.scope))
 	if err != nil {
 		return nil, err
 	}
-	return sandbox.New(mode, workspace, cfg, p.ProtectedPaths())
+	box, err := sandbox.New(mode, workspace, cfg, p.ProtectedPaths())
+	if err != nil {
+		return nil, err
+	}
+	// A read deny means every reader: processes see the denied paths empty.
+	return box.MaskReads(p.ReadDenied())
 }
 
 // protects reports whether the subject path s (clean: workspace-relative
@@ -172,9 +179,32 @@ func inGitDir(s string) bool {
 // (sandbox.Profile.MaskReads).
 func (p *Policy) ReadDenied() []string {
 	var out []string
+	for _, r := range p.readDenyRules() {
+		out = append(out, cleanSubjectPath(r.Spec))
+	}
+	return out
+}
+
+// DeniesRead reports whether a deny rule refuses the path rel (clean,
+// workspace-relative with slashes, or absolute) to read_file, and which:
+// the question every tool that reads files asks through its workspace
+// (workspace.GuardReads), matched as a read_file call's path is.
+func (p *Policy) DeniesRead(rel string) (rule string, denied bool) {
+	s := tool.Subject{Kind: tool.SubjectPath, Value: rel}
+	for _, r := range p.readDenyRules() {
+		if r.matchesSubject(s) {
+			return r.String(), true
+		}
+	}
+	return "", false
+}
+
+// readDenyRules are the deny rules that name a path read_file may not read.
+func (p *Policy) readDenyRules() []Rule {
+	var out []Rule
 	for _, r := range p.deny {
 		if r.Spec != "" && !strings.HasPrefix(r.Spec, "domain:") && r.matchesTool("read_file") {
-			out = append(out, cleanSubjectPath(r.Spec))
+			out = append(out, r)
 		}
 	}
 	return out

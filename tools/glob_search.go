@@ -80,6 +80,9 @@ func globSearch(ctx context.Context, tc tool.Context, in GlobSearchInput, backen
 	if err := insideForSearch(base, in.BaseDir); err != nil {
 		return nil, err
 	}
+	if err := ws.CheckRead(base); err != nil {
+		return nil, err // whichever backend lists
+	}
 	q.Base = base
 	c := search.NewGlobCollector(orDefault(in.MaxResults, globDefaultMax))
 	if err := backend(ctx, ws, q, c); err != nil {

@@ -135,6 +135,9 @@ func prepareGrep(ctx context.Context, tc tool.Context, pattern string, opts sear
 	if err := insideForSearch(q.Start, path); err != nil {
 		return nil, nil, err
 	}
+	if err := ws.CheckRead(q.Start); err != nil {
+		return nil, nil, err // whichever backend searches
+	}
 	fi, err := ws.Stat(q.Start)
 	if err != nil {
 		return nil, nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
 )
 
 //go:embed tool_output_cache.md
@@ -131,7 +132,32 @@ func openCachedOutput(ctx context.Context, tc tool.Context, ref string) (*output
 	if err != nil {
 		return nil, cacheError(ref, err)
 	}
+	if err := checkCachedPaths(ctx, tc, out); err != nil {
+		out.Close()
+		return nil, err
+	}
 	return out, nil
+}
+
+// checkCachedPaths refuses an output that came from a path the read deny
+// names now: a read deny means every reader, the stored copy of a file
+// included (a dir store outlives the toolkit that filled it, and the policy
+// may have changed since).
+func checkCachedPaths(ctx context.Context, tc tool.Context, out *outputcache.Output) error {
+	if len(out.Paths) == 0 {
+		return nil
+	}
+	ws, err := workspace.From(ctx, tc)
+	if err != nil {
+		return nil // no workspace, no guard to ask
+	}
+	for _, p := range out.Paths {
+		if rule, denied := ws.ReadDeniedPath(p); denied {
+			return &tool.Error{Code: tool.CodeToolNotAllowed, Err: workspace.ErrReadDenied,
+				Message: fmt.Sprintf("output %s came from %s, which the policy rule %s denies reading", out.Ref, p, rule)}
+		}
+	}
+	return nil
 }
 
 // cacheError turns a store's error into one a model can act on.

@@ -27,8 +27,12 @@ type WalkFunc func(rel string, d fs.DirEntry) error
 
 // Walk visits the tree below dir (relative or absolute inside the root),
 // honouring the ignore files of dir, of its ancestors up to the root, and of
-// every directory below it, plus .git/info/exclude.
+// every directory below it, plus .git/info/exclude. Paths the read guard
+// denies are left out, and a denied dir is refused.
 func (w *Workspace) Walk(dir string, opts WalkOptions, fn WalkFunc) error {
+	if err := w.CheckRead(dir); err != nil {
+		return err
+	}
 	rel, err := w.Rel(dir)
 	if err != nil {
 		return err
@@ -101,6 +105,9 @@ func (w *Workspace) walkDir(dir string, depth int, opts WalkOptions, stack Ignor
 			rel = dir + "/" + name
 		}
 		if !opts.NoIgnore && stack.Ignored(rel, e.IsDir()) {
+			continue
+		}
+		if _, denied := w.ReadDeniedPath(rel); denied {
 			continue
 		}
 		err := fn(rel, e)

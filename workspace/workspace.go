@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,7 +37,8 @@ type Options struct {
 type Workspace struct {
 	dir     string // absolute, symlinks resolved
 	root    *os.Root
-	outside *os.Root // "/" when AllowOutside, else nil
+	outside *os.Root  // "/" when AllowOutside, else nil
+	guard   ReadGuard // paths no tool may read (GuardReads); nil: none
 }
 
 // Open opens dir as a workspace.
@@ -207,7 +209,12 @@ func (w *Workspace) Lstat(p string) (fs.FileInfo, error) {
 
 // Open opens the regular file p for reading. It never blocks on a FIFO or a
 // device: the file is opened non-blocking and refused unless it is regular.
+// A path the read guard denies ([Workspace.GuardReads]), by any of its
+// names, is refused with TOOL_NOT_ALLOWED.
 func (w *Workspace) Open(p string) (*os.File, error) {
+	if err := w.CheckRead(p); err != nil {
+		return nil, err
+	}
 	r, name, err := w.locate(p)
 	if err != nil {
 		return nil, err
@@ -229,17 +236,35 @@ func (w *Workspace) Open(p string) (*os.File, error) {
 		}
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "open %s: %s", p, kind)
 	}
+	if err := w.checkOpened(p, fi); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return f, nil
 }
 
-// ReadDir lists the directory p, sorted by name.
+// ReadDir lists the directory p, sorted by name. A directory the read
+// guard denies is refused; the entries it denies are left out.
 func (w *Workspace) ReadDir(p string) ([]fs.DirEntry, error) {
+	if err := w.CheckRead(p); err != nil {
+		return nil, err
+	}
 	r, name, err := w.locate(p)
 	if err != nil {
 		return nil, err
 	}
 	entries, err := fs.ReadDir(r.FS(), name)
-	return entries, classify("read directory", p, err)
+	if err != nil || w.guard == nil {
+		return entries, classify("read directory", p, err)
+	}
+	dir, err := w.Resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(entries, func(e fs.DirEntry) bool {
+		_, denied := w.guard.DeniesRead(path.Join(dir, e.Name()))
+		return denied
+	}), nil
 }
 
 // MkdirAll creates the directory p and its parents inside the workspace.

@@ -52,7 +52,42 @@ func (f *Filter) Keep(rel string) bool {
 		return false
 	}
 	dir := path.Dir(rel)
-	return !f.prunedDir(dir) && !f.stack(dir).Ignored(rel, false)
+	return !f.prunedDir(dir) && !f.stack(dir).Ignored(rel, false) && !f.readDenied(rel)
+}
+
+// readDenied reports whether the walker would leave rel out because the
+// read guard denies it by name, its directories' symbolic links resolved. The program that found it
+// may read what the guard denies (rg and fd run under a profile of their
+// own), so its results are held to the guard here.
+func (f *Filter) readDenied(rel string) bool {
+	if !f.ws.Guarded() {
+		return false
+	}
+	real, err := f.ws.Resolve(path.Dir(rel))
+	if err != nil {
+		return true
+	}
+	_, denied := f.ws.ReadDeniedPath(path.Join(real, path.Base(rel)))
+	return denied
+}
+
+// KeepContent is [Filter.Keep] for a file whose content the program
+// read (rg's matches): it also refuses a hard link to a file the read
+// guard denies, as the walker's grep does when it opens one. A listing
+// (fd's) shows such a link by its own name, as the walker's glob does.
+func (f *Filter) KeepContent(rel string) bool {
+	if !f.Keep(rel) {
+		return false
+	}
+	if !f.ws.Guarded() {
+		return true
+	}
+	fi, err := f.ws.Lstat(rel)
+	if err != nil {
+		return false
+	}
+	_, _, denied := f.ws.DeniedLink(fi)
+	return !denied
 }
 
 // ModTime returns rel's modification time, a symlink's own. rel must be a

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -85,13 +86,38 @@ type fileReader interface {
 // workspace for a start path or a followed link.
 func (e *Entry) open(ws *workspace.Workspace) (fileReader, error) {
 	if e.dir != nil && !e.followed {
-		return e.dir.sys.openFile(e.Name)
+		f, err := e.dir.sys.openFile(e.Name)
+		if err != nil {
+			return nil, err
+		}
+		if f.links > 1 && ws.Guarded() {
+			// Another name of this file may be denied (a hard link made
+			// before the deny); the workspace knows where to look.
+			if err := deniedLink(ws, e.real); err != nil {
+				f.Close()
+				return nil, err
+			}
+		}
+		return f, nil
 	}
 	f, fi, err := statOpened(ws.Open(e.Rel))
 	if err != nil {
 		return nil, err
 	}
 	return osFile{f, fi.Size()}, nil
+}
+
+// deniedLink refuses the file real (workspace-relative, links resolved)
+// when it is a hard link to a path the read guard denies.
+func deniedLink(ws *workspace.Workspace, real string) error {
+	fi, err := ws.Lstat(real)
+	if err != nil {
+		return err
+	}
+	if name, rule, ok := ws.DeniedLink(fi); ok {
+		return fmt.Errorf("%s is a hard link to %s, which %s denies: %w", real, name, rule, workspace.ErrReadDenied)
+	}
+	return nil
 }
 
 // statOpened stats a file just opened, closing it when that fails.

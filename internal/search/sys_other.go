@@ -62,7 +62,7 @@ func (d *sysDir) openFile(name string) (*sysFile, error) {
 		f.Close()
 		return nil, errNotRegular
 	}
-	return &sysFile{File: f, size: fi.Size()}, nil
+	return &sysFile{File: f, size: fi.Size(), links: 1}, nil
 }
 
 func (d *sysDir) modTime(name string) (time.Time, error) {
@@ -76,7 +76,8 @@ func (d *sysDir) modTime(name string) (time.Time, error) {
 // sysFile is an open regular file.
 type sysFile struct {
 	*os.File
-	size int64
+	size  int64
+	links uint64 // 1: this platform's FileInfo does not count hard links
 }
 
 func (f *sysFile) Size() int64 { return f.size }

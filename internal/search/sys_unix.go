@@ -100,7 +100,7 @@ func (d *sysDir) openFile(name string) (*sysFile, error) {
 		unix.Close(fd)
 		return nil, errNotRegular
 	}
-	return &sysFile{fd: fd, size: st.Size}, nil
+	return &sysFile{fd: fd, size: st.Size, links: uint64(st.Nlink)}, nil
 }
 
 // modTime returns the modification time of name, not following a symlink.
@@ -131,8 +131,9 @@ func openat(dirfd int, name string, flags int) (int, error) {
 // bookkeeping of *os.File (poller, finalizer) that a search of thousands of
 // small files would pay for on every one.
 type sysFile struct {
-	fd   int
-	size int64
+	fd    int
+	size  int64
+	links uint64 // hard links to the file
 }
 
 func (f *sysFile) Read(p []byte) (int, error) {

@@ -31,6 +31,7 @@ type Entry struct {
 
 	dir      *dirHandle // the directory it is in; nil for a start path or a followed link
 	followed bool       // reached through a followed symlink: open it by Rel through the workspace
+	real     string     // Rel with the directories' symbolic links resolved: what the read guard is asked
 }
 
 // IsRegular reports whether the entry is a regular file.
@@ -65,6 +66,11 @@ func Walk(ctx context.Context, ws *workspace.Workspace, start string, opts WalkO
 	if err != nil {
 		return st, err
 	}
+	// A path the policy denies to read_file is denied to searches: named,
+	// it is refused; found below the start, it is left out (readDir).
+	if err := ws.CheckRead(rel); err != nil {
+		return st, err
+	}
 	if path.IsAbs(rel) {
 		// Only a workspace with the unrestricted write scope gets here.
 		return st, tool.Errorf(tool.CodeInvalidArguments, "path %q is outside the workspace; searches stay inside it", start)
@@ -84,6 +90,10 @@ func Walk(ctx context.Context, ws *workspace.Workspace, start string, opts WalkO
 	}
 	root, err := openStart(ws, rel)
 	if err != nil {
+		return st, err
+	}
+	if root.real, err = ws.Resolve(rel); err != nil {
+		root.release()
 		return st, err
 	}
 	if !opts.NoIgnore {
@@ -242,12 +252,15 @@ func (w *walker) readDir(d *dirHandle, visit VisitFunc) {
 		if !w.opts.NoIgnore && len(d.ignores) > 0 && d.ignores.Ignored(rel, isDir) {
 			continue
 		}
+		if _, denied := w.ws.ReadDeniedPath(path.Join(d.real, name)); denied {
+			continue
+		}
 		if isDir {
 			d.retain()
 			dirs = append(dirs, &work{parent: d, name: name, rel: rel})
 			continue
 		}
-		files = append(files, &Entry{Rel: rel, Name: name, Type: de.typ, dir: d})
+		files = append(files, &Entry{Rel: rel, Name: name, Type: de.typ, dir: d, real: path.Join(d.real, name)})
 	}
 	if len(dirs) > 0 {
 		w.push(dirs...)
@@ -307,11 +320,20 @@ func (w *walker) follow(e *Entry, visit VisitFunc) {
 	if !w.opts.NoIgnore && e.dir.ignores.Ignored(e.Rel, true) {
 		return
 	}
+	real, err := w.ws.Resolve(e.Rel)
+	if err != nil {
+		w.unreadable.Add(1)
+		return
+	}
+	if _, denied := w.ws.ReadDeniedPath(real); denied {
+		return
+	}
 	sub, err := openStart(w.ws, e.Rel)
 	if err != nil {
 		w.unreadable.Add(1)
 		return
 	}
+	sub.real = real
 	if e.dir.isAncestorOrSelf(sub.id) {
 		sub.release()
 		return
@@ -346,6 +368,7 @@ type fileID struct{ dev, ino uint64 }
 type dirHandle struct {
 	sys     sysDir
 	rel     string
+	real    string // rel with symbolic links resolved, for the read guard
 	id      fileID // set when following symlinks
 	ignores workspace.IgnoreStack
 	parent  *dirHandle // the directory this one was reached from, for loop detection
@@ -381,7 +404,7 @@ func (d *dirHandle) openDir(name, rel string, withID bool) (*dirHandle, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub := &dirHandle{sys: sys, rel: rel, id: id, parent: d, ignores: d.ignores}
+	sub := &dirHandle{sys: sys, rel: rel, real: path.Join(d.real, name), id: id, parent: d, ignores: d.ignores}
 	sub.refs.Store(1)
 	return sub, nil
 }

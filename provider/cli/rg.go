@@ -90,7 +90,7 @@ type rgReader struct {
 
 // keep reports whether a file rg found is one the engine would search.
 func (rd *rgReader) keep(rel string) bool {
-	if !rd.filter.Keep(rel) {
+	if !rd.filter.KeepContent(rel) {
 		return false
 	}
 	return rd.q.Filter == nil || rd.q.Filter.Match(search.RelTo(rd.q.Start, rel), path.Base(rel))
