@@ -15,8 +15,9 @@ import (
 
 // TestReadDenyMasksForProcesses: with deny = ["read_file(.env)"], every
 // process a call starts reads nothing at .env — cat, grep -r, less, an
-// interpreter, a symbolic link, a copy — under each confined write scope,
-// and a hard link to it cannot be made. A denied directory reads empty.
+// interpreter, a symbolic link, a copy, a hard link made before the call —
+// under each confined write scope, and a hard link to it cannot be made
+// during the call. A denied directory reads empty.
 func TestReadDenyMasksForProcesses(t *testing.T) {
 	const secret = "SECRET_TOKEN=s3cr3t-value"
 	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly} {
@@ -26,6 +27,11 @@ func TestReadDenyMasksForProcesses(t *testing.T) {
 			mustWrite(t, filepath.Join(ws, "keys/id"), secret+"\n", 0o600)
 			mustWrite(t, filepath.Join(ws, "notes.txt"), "public\n", 0o644)
 			if err := os.Symlink(".env", filepath.Join(ws, "envlink")); err != nil {
+				t.Fatal(err)
+			}
+			// A hard link made before the deny: the launcher finds it by
+			// the file's identity and masks it too.
+			if err := os.Link(filepath.Join(ws, ".env"), filepath.Join(ws, "notes-old.txt")); err != nil {
 				t.Fatal(err)
 			}
 			pol, err := policy.New(policy.Config{Default: policy.Allow, Deny: []string{"read_file(.env)", "read_file(keys)"}}, scope)
@@ -43,6 +49,8 @@ func TestReadDenyMasksForProcesses(t *testing.T) {
 				"less .env < /dev/null",
 				`python3 -c "print(open('.env').read())"`,
 				"cat envlink",
+				"cat notes-old.txt",
+				"grep -r s3cr3t notes-old.txt",
 				"cat keys/id; ls -a keys",
 				"cat " + filepath.Join(ws, ".env"),
 				"cat notes.txt", // the rest of the workspace reads as ever

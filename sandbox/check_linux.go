@@ -137,7 +137,7 @@ func (p *Profile) Check() error {
 	s := p.spec()
 	s.Protected = p.protectedNow()
 	s.Exec = p.execOnly
-	s.Masked = expandGlobs(p.Masked)
+	s.Masked = p.maskedNow()
 	l := launch.LauncherOf(s)
 	probed, _ := launcherProbes.LoadOrStore(l, sync.OnceValue(func() error { return runProbe(s, probeWith) }))
 	return probed.(func() error)()
@@ -147,7 +147,7 @@ func (p *Profile) wrap(cmd *exec.Cmd) error {
 	s := p.spec()
 	s.Protected = p.protectedNow()
 	s.Exec = p.execOnly
-	s.Masked = expandGlobs(p.Masked)
+	s.Masked = p.maskedNow()
 	s.Path, s.Args = cmd.Path, cmd.Args
 	if err := launch.Command(s, cmd); err != nil {
 		var me *launch.MissingError

@@ -227,8 +227,10 @@
 //     read-only tmpfs (a directory), so cat, grep -r, interpreters and
 //     symbolic links read nothing there, as Claude Code's denyRead does. A
 //     hard link to such a file cannot be made inside the sandbox (EXDEV);
-//     one that existed before the call is a name of its own and is not
-//     masked unless a rule names it too. The file tools are
+//     one made before the call inside the workspace is found by the file's
+//     identity when the process starts and masked as well (a hard link
+//     outside the workspace, or to a file inside a masked directory, is
+//     not looked for). The file tools are
 //     held to the workspace by package workspace; processes are not.
 //     (The CLI provider's rg and fd are the exception: they may read only
 //     the workspace and the system's program directories, see
