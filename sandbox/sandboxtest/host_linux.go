@@ -98,13 +98,15 @@ func (h *host) makeIPC(t testing.TB) {
 // signal it can: a signal sent to it stays pending where /proc shows it,
 // so that whether an attempt signalled it is known as soon as the attempt
 // has returned. SIGKILL leaves it a zombie (it is not reaped until the
-// end), SIGSTOP stopped. Its stdout says when it is ready.
+// end), SIGSTOP stopped. Its stdout says when it is ready. A parent-death
+// SIGKILL, which no mask blocks, ends it with the test process, so that a
+// test that crashes leaves nothing running.
 func (h *host) startVictim(t testing.TB) {
 	t.Helper()
 	cmd := exec.Command("python3", "-c", "import signal, sys, time\n"+
 		"signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())\n"+
 		"print('ready', flush=True)\ntime.sleep(100000)")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
