@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"debug/elf"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -73,40 +74,52 @@ func randomMark(t *testing.T) string {
 // which runs before it is confined, is started with none of it; the
 // program gets all of it.
 func TestLauncherEnvironment(t *testing.T) {
+	// One start per mode carries them all: the launcher's environment is
+	// judged once, and what the program saw of each, each.
+	steer := []string{"LD_PRELOAD=/x/evil.so", "LD_AUDIT=/x/evil.so", "LD_LIBRARY_PATH=/x",
+		"GCONV_PATH=/x", "GLIBC_TUNABLES=glibc.malloc.check=3", "GODEBUG=inittrace=1", "GOTRACEBACK=crash"}
+	script := "read x"
+	for _, kv := range steer {
+		name, _, _ := strings.Cut(kv, "=")
+		script += `; printf '%s\n' "$` + name + `"`
+	}
 	for _, mode := range confinedModes {
-		for _, kv := range []string{"LD_PRELOAD=/x/evil.so", "LD_AUDIT=/x/evil.so", "LD_LIBRARY_PATH=/x",
-			"GCONV_PATH=/x", "GLIBC_TUNABLES=glibc.malloc.check=3", "GODEBUG=inittrace=1", "GOTRACEBACK=crash"} {
-			name, value, _ := strings.Cut(kv, "=")
-			t.Run(string(mode)+"/"+name, func(t *testing.T) {
-				cmd, _ := confinedCmd(t, mode, `read x; printf %s "$`+name+`"`, kv)
-				stdin, err := cmd.StdinPipe()
-				if err != nil {
-					t.Fatal(err)
+		t.Run(string(mode), func(t *testing.T) {
+			cmd, _ := confinedCmd(t, mode, script, steer...)
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out, stderr bytes.Buffer // the loader complains of a missing library on stderr
+			cmd.Stdout, cmd.Stderr = &out, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The launcher is running (the program waits on stdin): its
+			// environment is the one it was started with.
+			raw, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/environ")
+			stdin.Close()
+			werr := cmd.Wait()
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
+			// Besides its spec, only what a race-enabled build adds for
+			// itself (launch.RaceEnv, none in a release build).
+			if !strings.HasPrefix(env[0], "QUIVER_SANDBOX_SPEC=") || !slices.Equal(env[1:], launch.RaceEnv) {
+				t.Errorf("the launcher was started with %d variables: %q", len(env), env)
+			}
+			seen := strings.Split(out.String(), "\n")
+			if werr != nil || len(seen) != len(steer)+1 {
+				t.Fatalf("the program: %v, printed %q", werr, out.String())
+			}
+			for i, kv := range steer {
+				name, value, _ := strings.Cut(kv, "=")
+				if seen[i] != value {
+					t.Errorf("the program saw %s=%q, want %q", name, seen[i], value)
 				}
-				var out, stderr bytes.Buffer // the loader complains of a missing library on stderr
-				cmd.Stdout, cmd.Stderr = &out, &stderr
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				// The launcher is running (the program waits on stdin): its
-				// environment is the one it was started with.
-				raw, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/environ")
-				stdin.Close()
-				werr := cmd.Wait()
-				if err != nil {
-					t.Fatal(err)
-				}
-				env := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
-				// Besides its spec, only what a race-enabled build adds
-				// for itself (launch.RaceEnv, none in a release build).
-				if !strings.HasPrefix(env[0], "QUIVER_SANDBOX_SPEC=") || !slices.Equal(env[1:], launch.RaceEnv) {
-					t.Errorf("the launcher was started with %d variables: %q", len(env), env)
-				}
-				if werr != nil || out.String() != value {
-					t.Errorf("the program saw %s=%q (%v), want %q", name, out.String(), werr, value)
-				}
-			})
-		}
+			}
+		})
 	}
 }
 
@@ -435,26 +448,45 @@ func TestNoInheritedDescriptors(t *testing.T) {
 	}
 	t.Cleanup(func() { syscall.Close(file) })
 	listening, connected, accepted := socketTriple(t)
+	type attempt struct{ name, script string }
+	var attempts []attempt
+	for _, fd := range []int{file, connected, listening} {
+		n := strconv.Itoa(fd)
+		for _, tt := range []attempt{
+			{"echo >&N", "echo pwned >&" + n},
+			{"/proc/self/fd/N", "echo pwned > /proc/self/fd/" + n},
+			{"/dev/fd/N", "echo pwned > /dev/fd/" + n},
+			{"stdout redirected", "exec 1>&" + n + " && echo pwned"},
+			{"stdin redirected", "exec 0<&" + n + " && python3 -c 'import os; os.write(0, b\"pwned\")'"},
+			{"python os.write", "python3 -c 'import os; os.write(" + n + ", b\"pwned\")'"},
+			{"python accept", "python3 -c 'import socket; c, _ = socket.socket(fileno=" + n + ").accept(); c.send(b\"pwned\")'"},
+			{"listed in /proc/self/fd", "test -e /proc/self/fd/" + n},
+		} {
+			attempts = append(attempts, attempt{"fd " + n + "/" + tt.name, tt.script})
+		}
+	}
+	// One confined start per mode runs every attempt, each in a subshell of
+	// its own, and prints its exit status: each is judged alone.
+	var script strings.Builder
+	for i, a := range attempts {
+		fmt.Fprintf(&script, "( %s ) </dev/null >/dev/null 2>&1; echo \"%d $?\"\n", a.script, i)
+	}
 	for _, mode := range confinedModes {
-		for _, fd := range []int{file, connected, listening} {
-			n := strconv.Itoa(fd)
-			for _, tt := range []struct{ name, script string }{
-				{"echo >&N", "echo pwned >&" + n},
-				{"/proc/self/fd/N", "echo pwned > /proc/self/fd/" + n},
-				{"/dev/fd/N", "echo pwned > /dev/fd/" + n},
-				{"stdout redirected", "exec 1>&" + n + " && echo pwned"},
-				{"stdin redirected", "exec 0<&" + n + " && python3 -c 'import os; os.write(0, b\"pwned\")'"},
-				{"python os.write", "python3 -c 'import os; os.write(" + n + ", b\"pwned\")'"},
-				{"python accept", "python3 -c 'import socket; c, _ = socket.socket(fileno=" + n + ").accept(); c.send(b\"pwned\")'"},
-				{"listed in /proc/self/fd", "test -e /proc/self/fd/" + n},
-			} {
-				t.Run(string(mode)+"/fd "+n+"/"+tt.name, func(t *testing.T) {
-					cmd, _ := confinedCmd(t, mode, tt.script)
-					if b, err := cmd.CombinedOutput(); err == nil {
-						t.Errorf("succeeded: %q", b)
-					}
-				})
-			}
+		cmd, _ := confinedCmd(t, mode, script.String())
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		status := strings.Fields(string(out))
+		if len(status) != 2*len(attempts) {
+			t.Fatalf("%s: %d statuses for %d attempts: %q", mode, len(status)/2, len(attempts), out)
+		}
+		for i, a := range attempts {
+			t.Run(string(mode)+"/"+a.name, func(t *testing.T) {
+				if status[2*i] != strconv.Itoa(i) || status[2*i+1] == "0" {
+					t.Errorf("succeeded (status %q %q)", status[2*i], status[2*i+1])
+				}
+			})
 		}
 	}
 	if b, err := os.ReadFile(filepath.Join(outside, "victim")); err != nil || len(b) != 0 {

@@ -24,10 +24,10 @@ type hostSockets struct {
 	fds                                        map[string]int
 }
 
-func listenHost(t *testing.T) *hostSockets {
+func listenHost(t *testing.T, n int) *hostSockets {
 	t.Helper()
 	dir := t.TempDir()
-	tag := fmt.Sprintf("quiver-test-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))
+	tag := fmt.Sprintf("quiver-test-%d-%s-%d", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"), n)
 	h := &hostSockets{Named: filepath.Join(dir, "s.sock"), NamedDgram: filepath.Join(dir, "d.sock"),
 		Abstract: tag + "-s", AbstractDgram: tag + "-d", fds: map[string]int{}}
 	for _, s := range []struct {
@@ -282,34 +282,75 @@ func signalled(t *testing.T, v *exec.Cmd) bool {
 	return !ws.Signaled() || ws.Signal() != syscall.SIGKILL
 }
 
+// runEscapes runs every signal, Unix socket and terminal attempt under s,
+// all in one confined start (each start costs namespaces, mounts and an
+// exec of the launcher), each against host state of its own — its own
+// process to signal, sockets and terminal — so that each is judged alone.
 func runEscapes(t *testing.T, s Spec, sys *syscall.SysProcAttr) {
-	h := listenHost(t)
-	pty, slave := openPty(t)
-	for _, a := range signalAttempts() {
-		t.Run(a.name, func(t *testing.T) {
-			v := hostVictim(t)
-			argv := h.expand(a.argv, pty)
-			for i := range argv {
-				argv[i] = strings.ReplaceAll(argv[i], "{PID}", fmt.Sprint(v.Process.Pid))
+	type target struct {
+		v     *exec.Cmd
+		h     *hostSockets
+		slave int
+	}
+	attempts := append(append(signalAttempts(), unixAttempts()...), ttyAttempts()...)
+	targets := make([]target, len(attempts))
+	var argvs [][]string
+	for i, a := range attempts {
+		h := listenHost(t, i)
+		pty, slave := openPty(t)
+		targets[i] = target{h: h, slave: slave}
+		argv := h.expand(a.argv, pty)
+		if i < len(signalAttempts()) {
+			targets[i].v = hostVictim(t)
+			for j := range argv {
+				argv[j] = strings.ReplaceAll(argv[j], "{PID}", fmt.Sprint(targets[i].v.Process.Pid))
 			}
-			out, err := runConfinedWith(t, s, sys, argv...)
-			if signalled(t, v) {
-				t.Errorf("signalled a process of the host (exit %v)\n%s", err, out)
+		}
+		argvs = append(argvs, argv)
+	}
+	outputs := runBatch(t, s, sys, argvs)
+	for i, a := range attempts {
+		t.Run(a.name, func(t *testing.T) {
+			tg, out := targets[i], outputs[i]
+			if tg.v != nil && signalled(t, tg.v) {
+				t.Errorf("signalled a process of the host\n%s", out)
+			}
+			if got := tg.h.reached(t); len(got) > 0 {
+				t.Errorf("reached the host's %v\n%s", got, out)
+			}
+			if n := pushed(t, tg.slave); n > 0 {
+				t.Errorf("pushed %d bytes into the terminal\n%s", n, out)
 			}
 		})
 	}
-	for _, a := range append(unixAttempts(), ttyAttempts()...) {
-		t.Run(a.name, func(t *testing.T) {
-			out, err := runConfinedWith(t, s, sys, h.expand(a.argv, pty)...)
-			if got := h.reached(t); len(got) > 0 {
-				t.Errorf("reached the host's %v (exit %v)\n%s", got, err, out)
-			}
-			if n := pushed(t, slave); n > 0 {
-				unix.IoctlSetInt(slave, unix.TCFLSH, unix.TCIFLUSH)
-				t.Errorf("pushed %d bytes into the terminal (exit %v)\n%s", n, err, out)
-			}
-		})
+}
+
+// batchEnd ends each argv of a batch.
+const batchEnd = "--quiver-batch-end--"
+
+// batchScript runs each argv given after it, ended by batchEnd, one after
+// another, and prints a header before each and its exit status after. It
+// ignores SIGTERM, which an attempt may send to every process it can.
+const batchScript = `trap '' TERM; i=0
+while [ $# -gt 0 ]; do
+	argv=(); while [ "$1" != ` + batchEnd + ` ]; do argv+=("$1"); shift; done; shift
+	echo "=== attempt $i"; "${argv[@]}" </dev/null 2>&1; echo "=== exit status $?"; i=$((i+1))
+done`
+
+// runBatch runs argvs under s in one confined bash (see batchScript) and
+// returns what each printed, with its exit status.
+func runBatch(t *testing.T, s Spec, sys *syscall.SysProcAttr, argvs [][]string) []string {
+	t.Helper()
+	args := []string{"bash", "-c", batchScript, "batch"}
+	for _, argv := range argvs {
+		args = append(append(args, argv...), batchEnd)
 	}
+	out, err := runConfinedWith(t, s, sys, args...)
+	parts := strings.Split(out, "=== attempt ")
+	if err != nil || len(parts) != len(argvs)+1 {
+		t.Fatalf("the batch did not run every attempt (%v, %d of %d):\n%s", err, len(parts)-1, len(argvs), out)
+	}
+	return parts[1:]
 }
 
 // TestWhatTheFilterLeaves: what programs need keeps working: a stream
