@@ -36,6 +36,12 @@ import (
 // specEnv carries the Spec from Command to the launcher.
 const specEnv = "QUIVER_SANDBOX_SPEC"
 
+// Layers a test can leave out through Spec.Without.
+const (
+	layerIPC          = "ipc"           // the IPC namespace
+	layerInheritedFDs = "inherited-fds" // closing the descriptors inherited from 3 up
+)
+
 // Spec is what the launcher applies and runs: the profile, flattened, and
 // the program with its environment. It is the wire format of
 // sandbox.Profile.
@@ -58,9 +64,16 @@ type Spec struct {
 	// LandlockABI, when not 0, caps the Landlock ABI the launcher uses: a
 	// test hook that simulates an older kernel (see sandbox's
 	// QUIVER_SANDBOX_LANDLOCK_ABI).
-	LandlockABI int      `json:"landlock_abi,omitempty"`
-	Path        string   `json:"path"` // empty: a probe, which exits 0 once confined
-	Args        []string `json:"args"`
+	LandlockABI int `json:"landlock_abi,omitempty"`
+	// Without names layers to leave out (layerIPC, layerInheritedFDs): a
+	// test hook, which proves that a layer's test fails without it. It can
+	// only make the launcher confine less, so nothing sets it but Go code
+	// that builds a Spec itself: this package's tests. No environment
+	// variable reaches it (the launcher gets none but the spec, which
+	// Command writes), and package sandbox never sets it.
+	Without []string `json:"without,omitempty"`
+	Path    string   `json:"path"` // empty: a probe, which exits 0 once confined
+	Args    []string `json:"args"`
 	// Exec, when not nil, is all the process may execute (files, and trees
 	// beneath directories); nil leaves execution open. See addReadRules.
 	Exec []string `json:"exec,omitempty"`
@@ -136,6 +149,9 @@ const maxEnvString = 32 * 4096
 // ends, the kernel kills every process left in it.
 func (s Spec) namespaces(sys *syscall.SysProcAttr) {
 	sys.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
+	if slices.Contains(s.Without, layerIPC) {
+		sys.Cloneflags &^= syscall.CLONE_NEWIPC
+	}
 	if !s.Network {
 		sys.Cloneflags |= syscall.CLONE_NEWNET
 	}
@@ -230,9 +246,11 @@ func launch(raw string) int {
 		fmt.Fprintf(os.Stderr, "quiver-sandbox: %v\n", err)
 		return exitSetup
 	}
-	if err := closeInherited(3 + s.ExtraFiles); err != nil {
-		fmt.Fprintf(os.Stderr, "quiver-sandbox: %v\n", err)
-		return exitSetup
+	if !slices.Contains(s.Without, layerInheritedFDs) { // a test hook, see Spec.Without
+		if err := closeInherited(3 + s.ExtraFiles); err != nil {
+			fmt.Fprintf(os.Stderr, "quiver-sandbox: %v\n", err)
+			return exitSetup
+		}
 	}
 	if err := s.confine(); err != nil {
 		fmt.Fprintf(os.Stderr, "quiver-sandbox: %v\n", err)
