@@ -260,7 +260,9 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"bogus"}, "unknown command"},
-		{[]string{"call"}, "accepts between 1 and 2 arg"},
+		{[]string{"call"}, "quiver call accepts between 1 and 2 arg(s), received 0\nusage: quiver call NAME [ARGS_JSON | -] [flags]"},
+		{[]string{"run"}, "usage: quiver run TASK [flags]"},
+		{[]string{"config", "check", "extra"}, "usage: quiver config check"},
 		{[]string{"--nope", "tools"}, "unknown flag"},
 		{[]string{"--config", "bad.toml", "tools"}, "bad.toml:2:11: decision \"sometimes\""},
 		{[]string{"--config", "unknown.toml", "config", "check"}, "unknown.toml:2:1: unknown key \"workspace.roots\""},

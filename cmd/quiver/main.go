@@ -27,9 +27,6 @@ const (
 	exitUsage = 2
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 func main() {
 	os.Exit(run(os.Args[1:]))
 }
@@ -71,7 +68,7 @@ func (a *app) rootCommand() *cobra.Command {
 		Long:          "Quiver gives an agent a catalogue of well-made tools and one trustworthy way to run them:\npolicy, approval, validation, a workspace the tool cannot escape, and stable error codes.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version, // --version, printed as `quiver version` prints it
+		Version:       buildVersion().String(), // --version, printed as `quiver version` prints it
 	}
 	root.SetVersionTemplate("quiver {{.Version}}\n")
 	f := root.PersistentFlags()
@@ -85,23 +82,31 @@ func (a *app) rootCommand() *cobra.Command {
 		a.toolsCommand(),
 		a.callCommand(),
 		a.configCommand(),
-		versionCommand(),
+		a.versionCommand(),
 		a.mcpCommand(),
 		a.runCommand(),
 		a.sandboxCommand(),
 		a.serveCommand(),
 		a.trustCommand(),
 	)
+	usageOnArgErrors(root)
 	return root
 }
 
-func versionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), "quiver", version)
-		},
+// usageOnArgErrors gives every command's argument check its usage line:
+// cobra's own says only "accepts 1 arg(s), received 0", and a usage error
+// should say what the usage is. It wraps the checks of the whole tree here,
+// so that a command added later has it too.
+func usageOnArgErrors(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return fmt.Errorf("%s %w\nusage: %s", c.CommandPath(), err, c.UseLine())
+			}
+			return nil
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		usageOnArgErrors(sub)
 	}
 }
