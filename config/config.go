@@ -279,7 +279,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	}
 	c.refs = toolRefs(ws)
 	if err := c.check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, &Error{Pos: Position{File: name}, Msg: err.Error(), Err: err}
 	}
 	return &c, nil
 }
@@ -288,19 +288,19 @@ func Parse(name string, data []byte) (*Config, error) {
 func positioned(name string, err error) error {
 	var strict *toml.StrictMissingError
 	if errors.As(err, &strict) {
-		var msgs []string
+		var errs []error
 		for _, e := range strict.Errors {
 			row, col := e.Position()
-			msgs = append(msgs, fmt.Sprintf("%s:%d:%d: unknown key %q", name, row, col, strings.Join(e.Key(), ".")))
+			errs = append(errs, &Error{Pos: Position{File: name, Line: row, Col: col}, Msg: fmt.Sprintf("unknown key %q", strings.Join(e.Key(), "."))})
 		}
-		return fmt.Errorf("%s", strings.Join(msgs, "\n"))
+		return errors.Join(errs...)
 	}
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, col := de.Position()
-		return fmt.Errorf("%s:%d:%d: %s", name, row, col, strings.TrimPrefix(de.Error(), "toml: "))
+		return &Error{Pos: Position{File: name, Line: row, Col: col}, Msg: strings.TrimPrefix(de.Error(), "toml: "), Err: err}
 	}
-	return fmt.Errorf("%s: %w", name, err)
+	return &Error{Pos: Position{File: name}, Msg: err.Error(), Err: err}
 }
 
 // check validates what the decoder cannot see.

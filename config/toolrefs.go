@@ -11,9 +11,10 @@ import (
 // ToolRef is a tool name (or pattern) a policy rule or a [policy.tools]
 // key writes, with where: what CheckToolRefs holds to the catalogue.
 type ToolRef struct {
-	Tool string `json:"tool"` // the rule's tool part: "exec_command", "github__*"
-	Key  string `json:"key"`  // policy.allow, policy.ask, policy.deny or policy.tools.NAME
-	Pos  string `json:"pos"`  // file:line:col
+	Tool string   `json:"tool"` // the rule's tool part: "exec_command", "github__*"
+	Key  string   `json:"key"`  // policy.allow, policy.ask, policy.deny or policy.tools.NAME
+	Pos  string   `json:"pos"`  // file:line:col
+	At   Position `json:"-"`    // the same place, in parts
 	// User is set for a name the user's file writes: that file governs
 	// every workspace, so it may name a tool that only other projects
 	// define (a custom tool, a script, a server's tool).
@@ -32,10 +33,10 @@ func toolRefs(ws []written) []ToolRef {
 		switch {
 		case w.Elem && (k == "policy.allow" || k == "policy.ask" || k == "policy.deny"):
 			if r, err := policy.ParseRule(w.Value); err == nil {
-				out = append(out, ToolRef{Tool: r.Tool, Key: k, Pos: w.Pos})
+				out = append(out, ToolRef{Tool: r.Tool, Key: k, Pos: w.Pos, At: w.At})
 			}
 		case !w.Elem && len(w.Path) == 3 && w.Path[0] == "policy" && w.Path[1] == "tools":
-			out = append(out, ToolRef{Tool: w.Path[2], Key: k, Pos: w.Pos})
+			out = append(out, ToolRef{Tool: w.Path[2], Key: k, Pos: w.Pos, At: w.At})
 		}
 	}
 	return out
@@ -62,8 +63,11 @@ type UnknownToolError struct {
 	Suggest string // the nearest known name, "" when none is near
 }
 
-func (e *UnknownToolError) Error() string {
-	msg := fmt.Sprintf("%s: %s names no tool: %q", e.Ref.Pos, e.Ref.Key, e.Ref.Tool)
+func (e *UnknownToolError) Error() string { return e.Ref.Pos + ": " + e.Message() }
+
+// Message is the error without its position.
+func (e *UnknownToolError) Message() string {
+	msg := fmt.Sprintf("%s names no tool: %q", e.Ref.Key, e.Ref.Tool)
 	if e.Suggest != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", e.Suggest)
 	}

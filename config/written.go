@@ -14,6 +14,7 @@ import (
 type written struct {
 	Path []string // the key's full path: [policy tools web_fetch]
 	Pos  string   // file:line:col of the key, or of the string for an element
+	At   Position // the same place, in parts
 	// Elem marks one string of an array (Value holds it); the key itself
 	// has an entry of its own, without Elem.
 	Elem  bool
@@ -36,10 +37,10 @@ func scanWritten(name string, data []byte) ([]written, error) {
 		e := p.Expression()
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
-			path, pos := keyPath(&p, name, e.Key())
+			path, at := keyPath(&p, name, e.Key())
 			table, inArrayTable = path, e.Kind == unstable.ArrayTable
 			if inArrayTable {
-				out = append(out, written{Path: path, Pos: pos})
+				out = append(out, written{Path: path, Pos: at.String(), At: at})
 			}
 		case unstable.KeyValue:
 			if inArrayTable {
@@ -57,7 +58,8 @@ func scanWritten(name string, data []byte) ([]written, error) {
 // appendKeyValue lists a key = value under table, descending into inline
 // tables; an array of strings lists each string with its own position.
 func appendKeyValue(p *unstable.Parser, name string, out []written, table []string, kv *unstable.Node) []written {
-	rel, pos := keyPath(p, name, kv.Key())
+	rel, at := keyPath(p, name, kv.Key())
+	pos := at.String()
 	path := append(append([]string(nil), table...), rel...)
 	v := kv.Value()
 	switch v.Kind {
@@ -68,22 +70,23 @@ func appendKeyValue(p *unstable.Parser, name string, out []written, table []stri
 		}
 		return out
 	case unstable.String:
-		return append(out, written{Path: path, Pos: pos, Value: string(v.Data)})
+		return append(out, written{Path: path, Pos: pos, At: at, Value: string(v.Data)})
 	case unstable.Array:
-		out = append(out, written{Path: path, Pos: pos})
+		out = append(out, written{Path: path, Pos: pos, At: at})
 		it := v.Children()
 		for it.Next() {
 			if el := it.Node(); el.Kind == unstable.String {
-				out = append(out, written{Path: path, Pos: position(p, name, el.Raw), Elem: true, Value: string(el.Data)})
+				elAt := position(p, name, el.Raw)
+				out = append(out, written{Path: path, Pos: elAt.String(), At: elAt, Elem: true, Value: string(el.Data)})
 			}
 		}
 		return out
 	}
-	return append(out, written{Path: path, Pos: pos})
+	return append(out, written{Path: path, Pos: pos, At: at})
 }
 
 // keyPath is a (possibly dotted) key's parts and the position of its last.
-func keyPath(p *unstable.Parser, name string, it unstable.Iterator) ([]string, string) {
+func keyPath(p *unstable.Parser, name string, it unstable.Iterator) ([]string, Position) {
 	var parts []string
 	var last unstable.Range
 	for it.Next() {
@@ -93,7 +96,7 @@ func keyPath(p *unstable.Parser, name string, it unstable.Iterator) ([]string, s
 	return parts, position(p, name, last)
 }
 
-func position(p *unstable.Parser, name string, r unstable.Range) string {
+func position(p *unstable.Parser, name string, r unstable.Range) Position {
 	s := p.Shape(r).Start
-	return fmt.Sprintf("%s:%d:%d", name, s.Line, s.Column)
+	return Position{File: name, Line: s.Line, Col: s.Column}
 }

@@ -50,7 +50,7 @@ func (a *app) loadConfig() (*config.Config, error) {
 	}
 	cfg, err := config.LoadLayers(config.LoadOptions{Explicit: a.flags.config, Dir: a.flags.root})
 	if err != nil {
-		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+		return nil, usageError(err)
 	}
 	if line := trustNotice(cfg); line != "" {
 		fmt.Fprintln(os.Stderr, line)
@@ -68,25 +68,25 @@ func (a *app) toolkit(extra ...quiver.Option) (*quiver.Toolkit, error) {
 	}
 	opts, err := a.toolkitOptions(cfg)
 	if err != nil {
-		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+		return nil, usageError(err)
 	}
 	opts = append(opts, extra...)
 	// Review wraps whichever approver the command chose, so it comes last.
 	rev, err := a.reviewOption(cfg)
 	if err != nil {
-		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+		return nil, usageError(err)
 	}
 	if rev != nil {
 		opts = append(opts, rev)
 	}
 	tk, err := quiver.New(opts...)
 	if err != nil {
-		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+		return nil, usageError(err)
 	}
 	a.closer = append(a.closer, tk)
 	if err := a.checkToolRefs(context.Background(), cfg, tk.Registry()); err != nil {
 		a.close()
-		return nil, &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+		return nil, usageError(err)
 	}
 	return tk, nil
 }

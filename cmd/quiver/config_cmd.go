@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -21,16 +22,17 @@ func (a *app) configCommand() *cobra.Command {
 			"trusted (quiver trust) and, when it is not, which of its keys apply and which were dropped.\n" +
 			"Then which sources are on, which program backs each search tool or why the builtin engine\n" +
 			"does, what aliases Quiver does not follow and why, and the review in force. A rule naming no\n" +
-			"tool is an error. --json prints the layers.",
+			"tool is an error. --json prints the layers, or the problem as an object: code, message, and its\n" +
+			"file, line and col where they are known.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := a.loadConfig()
 			if err != nil {
-				return err
+				return a.checkFailed(cmd.OutOrStdout(), err)
 			}
 			tk, err := a.toolkit()
 			if err != nil {
-				return err
+				return a.checkFailed(cmd.OutOrStdout(), err)
 			}
 			defer a.close()
 			elsewhere := config.ElsewhereToolRefs(c, a.catalogue(cmd.Context(), c, tk.Registry()))
@@ -58,6 +60,44 @@ func (a *app) configCommand() *cobra.Command {
 		},
 	})
 	return cfg
+}
+
+// configErrorJSON is `quiver config check --json` when the configuration
+// is wrong: the first problem, with its place when it is known.
+type configErrorJSON struct {
+	Code    string `json:"code"` // always CONFIG_INVALID
+	Message string `json:"message"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+}
+
+// checkFailed reports err, a usage error of loading the configuration or
+// building its tools: on standard error as every command does, or under
+// --json as a configErrorJSON on standard output.
+func (a *app) checkFailed(w io.Writer, err error) error {
+	if !a.flags.json {
+		return err
+	}
+	j := configErrorJSON{Code: "CONFIG_INVALID", Message: err.Error()}
+	var ex *exitError
+	if errors.As(err, &ex) && ex.err != nil {
+		j.Message = ex.err.Error()
+	}
+	var pos config.Position
+	var ce *config.Error
+	var ue *config.UnknownToolError
+	switch {
+	case errors.As(err, &ce):
+		pos, j.Message = ce.Pos, ce.Msg
+	case errors.As(err, &ue):
+		pos, j.Message = ue.Ref.At, ue.Message()
+	}
+	j.File, j.Line, j.Col = pos.File, pos.Line, pos.Col
+	if werr := writeJSON(w, j); werr != nil {
+		return werr
+	}
+	return &exitError{code: exitUsage}
 }
 
 // configJSON is `quiver config check --json` and `quiver trust --json`.

@@ -54,9 +54,17 @@ func run(args []string) int {
 type exitError struct {
 	code int
 	msg  string
+	err  error // the cause, for a command that reports it otherwise (--json)
 }
 
 func (e *exitError) Error() string { return e.msg }
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError is err as a usage error (exit status 2).
+func usageError(err error) *exitError {
+	return &exitError{code: exitUsage, msg: "quiver: " + err.Error(), err: err}
+}
 
 // rootCommand is the whole command tree: the flags every command shares,
 // then each subcommand. Nothing registers itself from elsewhere; a new

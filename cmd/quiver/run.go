@@ -67,16 +67,16 @@ func (a *app) runCommand() *cobra.Command {
 			f.merge(cmd, cfg.Run)
 			ac, err := f.agentConfig()
 			if err != nil {
-				return &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+				return usageError(err)
 			}
 			ac.ParallelToolCalls = f.parallelFlag(cmd)
 			if ac.Model, err = a.model(cfg, f.spec()); err != nil {
-				return &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+				return usageError(err)
 			}
 			view := newRunView(f.textOut(cmd, a.flags.json), cmd.ErrOrStderr(), a.flags.json, f.quietThinking, isTerminal(os.Stderr))
 			sinks, err := a.runAudit(view)
 			if err != nil {
-				return &exitError{code: exitUsage, msg: "quiver: " + err.Error()}
+				return usageError(err)
 			}
 			opts := []quiver.Option{quiver.WithAudit(sinks)}
 			if !a.flags.yes {
