@@ -259,7 +259,7 @@ func (o *ValidateOutputOutput) Render() tool.Result {
 	if o.Valid {
 		fmt.Fprintf(&b, "valid: the data matches output type %s", o.OutputType)
 	} else {
-		fmt.Fprintf(&b, "invalid: %d errors against output type %s", len(o.Errors), o.OutputType)
+		fmt.Fprintf(&b, "invalid: %d error%s against output type %s", len(o.Errors), plural(len(o.Errors)), o.OutputType)
 	}
 	for _, p := range o.Details {
 		fmt.Fprintf(&b, "\n%s at %s: %s", p.Severity, displayPointer(p.Pointer), p.Message)

@@ -206,7 +206,7 @@ func TestValidateOutputRendersForTheModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "invalid: 1 errors against output type report\n" +
+	want := "invalid: 1 error against output type report\n" +
 		"error at /items/0/price: required field is missing\n" +
 		"warning at /extra: " + unknownPropertyWarning
 	if diff := cmp.Diff(want, res.String()); diff != "" {

@@ -73,7 +73,7 @@ func (a *app) runCommand() *cobra.Command {
 			if ac.Model, err = a.model(cfg, f.spec()); err != nil {
 				return usageError(err)
 			}
-			view := newRunView(f.textOut(cmd, a.flags.json), cmd.ErrOrStderr(), a.flags.json, f.quietThinking, isTerminal(os.Stderr))
+			view := newRunView(f.textOut(cmd, a.flags.json), cmd.ErrOrStderr(), a.flags.json, f.quietThinking, colour(os.Stderr))
 			sinks, err := a.runAudit(view)
 			if err != nil {
 				return usageError(err)
@@ -221,6 +221,10 @@ func (t teeSink) Record(ctx context.Context, r audit.Record) error {
 	return first
 }
 
-// isTerminal reports whether f is a terminal (escape sequences are for
-// people, not for files and pipes).
-func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+// colour reports whether what goes to f may be styled with escape
+// sequences: they are for people, not for files and pipes, and not for
+// people who set NO_COLOR (no-color.org: present and not empty). The dimmed
+// thinking of quiver run is the only styling Quiver writes.
+func colour(f *os.File) bool {
+	return os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(f.Fd()))
+}
