@@ -107,6 +107,12 @@ func checkOverwrite(ctx context.Context, tc tool.Context, rel, current, expected
 	}
 	seen, ok := seenSum(ctx, tc, rel)
 	switch {
+	case !ok && tool.OneCallSession(ctx):
+		// A read in another call is not one of this session's: only the
+		// hash can name the content this call replaces.
+		e := tool.Errorf(tool.CodeExecutionFailed, "%s already exists; this call is the only call of its session (a one-shot call), so no read_file of another call counts: pass expected_sha256 with the SHA-256 of its current content (sha256sum prints it), then write it again", rel)
+		e.Retriable = true
+		return e
 	case !ok:
 		e := tool.Errorf(tool.CodeExecutionFailed, "%s already exists and its content has not been read in this session; call read_file on it first (or pass expected_sha256 with the SHA-256 of its current content), then write it again", rel)
 		e.Retriable = true

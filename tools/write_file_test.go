@@ -1,13 +1,16 @@
 package tools
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/tool/tooltest"
 )
 
 func writeArgs(p, content string, extra ...any) string {
@@ -118,6 +121,30 @@ func TestWriteFileReadBeforeOverwrite(t *testing.T) {
 				t.Errorf("file changed to %q", got)
 			}
 		})
+	}
+}
+
+// In a one-call session (quiver call) no read of another call counts, so
+// the refusal names the one way left, expected_sha256, and that way works.
+func TestWriteFileOneCallSessionNeedsSHA(t *testing.T) {
+	const old = "precious work\n"
+	env := newFileEnv(t, t.TempDir())
+	env.write("f.txt", old)
+	tl := newWriteFile()
+	run := func(extra ...any) (tool.Result, error) {
+		raw, err := tooltest.Validate(tl, writeArgs("f.txt", "replacement\n", extra...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tl.Execute(tool.WithOneCallSession(context.Background()), env.context(tl.Name), raw)
+	}
+	_, err := run()
+	te := wantToolError(t, err, tool.CodeExecutionFailed, "only call of its session", "expected_sha256")
+	if strings.Contains(te.Message, "read_file on it first") || !te.Retriable {
+		t.Errorf("%q (retriable %v): want no advice to read first, which cannot help here", te.Message, te.Retriable)
+	}
+	if _, err := run("expected_sha256", sumHex(old)); err != nil || env.read("f.txt") != "replacement\n" {
+		t.Errorf("with expected_sha256: %v, file %q", err, env.read("f.txt"))
 	}
 }
 

@@ -35,7 +35,9 @@ func (a *app) callCommand() *cobra.Command {
 				return err
 			}
 			defer a.close()
-			ctx, stop := interruptible(cmd.Context(), tk, args[0])
+			// The process ends with the call: no later call of its session
+			// can read what this one leaves (tool.WithOneCallSession).
+			ctx, stop := interruptible(tool.WithOneCallSession(cmd.Context()), tk, args[0])
 			defer stop()
 			out, _ := tk.InvokeCall(ctx, driver.ToolCall{Name: args[0], Arguments: raw})
 			return a.printCall(cmd, out)
