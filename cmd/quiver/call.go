@@ -23,7 +23,9 @@ func (a *app) callCommand() *cobra.Command {
 		Long: "Call one tool with JSON arguments (an object; '-' reads them from standard input; none means {}).\n" +
 			"The policy, approval, validation, workspace and output cache apply exactly as for a model's call.\n" +
 			"Ctrl-C cancels the call, which then fails CANCELLED; a call to a read-only tool that reaches no\n" +
-			"network and starts no process has nothing to undo, and just ends.",
+			"network and starts no process has nothing to undo, and just ends.\n" +
+			"The call is the only one of its session: exec_command with background: true is refused\n" +
+			"(INVALID_ARGUMENTS), since the job would be killed as quiver call exits; run jobs from quiver serve.",
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			raw, err := callArguments(args, cmd.InOrStdin())
@@ -36,7 +38,8 @@ func (a *app) callCommand() *cobra.Command {
 			}
 			defer a.close()
 			// The process ends with the call: no later call of its session
-			// can read what this one leaves (tool.WithOneCallSession).
+			// can read what this one leaves, a background job would die
+			// unread (tool.WithOneCallSession).
 			ctx, stop := interruptible(tool.WithOneCallSession(cmd.Context()), tk, args[0])
 			defer stop()
 			out, _ := tk.InvokeCall(ctx, driver.ToolCall{Name: args[0], Arguments: raw})

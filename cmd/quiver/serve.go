@@ -57,7 +57,10 @@ Sessions: at most --max-sessions are open; a session with no call in flight and
 no event stream open for --session-timeout is closed; at the limit a newcomer
 takes the place of the least recently used session without a call in flight,
 and is refused (503) only when every session has one. DELETE of a session
-cancels its calls and kills their processes. GET /healthz answers while the
+cancels its calls and kills their processes. Background jobs belong to the
+session that started them (another gets NOT_FOUND) and are killed, with their
+process trees, when it ends: DELETE, eviction, timeout, the end of a stdio
+session, shutdown. GET /healthz answers while the
 process serves; GET /readyz answers 200 once the sandbox works and every MCP
 server of [[tools.mcp.servers]] is up or marked down, and 503 from the moment
 shutdown begins. SIGINT or SIGTERM stops accepting, lets calls run for
