@@ -107,7 +107,7 @@ func (c *call) CheckWrite(ctx context.Context, path string) error {
 
 func (c *call) commandGate() tool.CommandGate {
 	c.gateOnce.Do(func() {
-		c.gate = c.tk.policy.CommandGate(c.tk.ws, c.tool.Name, c.verdict, c.approval.Approved, c.tk.classify, c.tk.registry.AllTools)
+		c.gate = c.tk.policy.CommandGate(c.tk.ws, c.tool.Name, c.verdict, c.approval.Approved, c.tk.classifier(), c.tk.registry.AllTools)
 	})
 	return c.gate
 }
@@ -295,16 +295,18 @@ func (tk *Toolkit) decide(ctx context.Context, c *call) error {
 			return err
 		}
 	}
+	// Where the call sends its data, when its arguments do not say
+	// (web_search's engine), and how risky it is (exec_command's
+	// classifier) are known from the toolkit's configuration.
+	shared := tool.NewContext(c.ID, c.tool.Name, tk.logger, tk.shared)
 	if c.tool.Reaches != nil {
-		// Where the call sends its data, when its arguments do not say
-		// (web_search's engine): known from the toolkit's configuration.
-		reached, err := c.tool.Reaches(ctx, tool.NewContext(c.ID, c.tool.Name, tk.logger, tk.shared), c.args)
+		reached, err := c.tool.Reaches(ctx, shared, c.args)
 		if err != nil {
 			return err
 		}
 		c.subjects = append(c.subjects, reached...)
 	}
-	c.risk = c.tool.RiskOf(c.args)
+	c.risk = c.tool.RiskOf(ctx, shared, c.args)
 	c.verdict = tk.policy.Decide(c.tool, c.subjects, c.risk)
 	if c.verdict.Decision == policy.Deny {
 		return tool.Errorf(tool.CodeToolNotAllowed, "call refused by policy (%s)", c.verdict.Rule).

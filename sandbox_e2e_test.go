@@ -274,7 +274,7 @@ func TestSandboxWrongGuess(t *testing.T) {
 		}
 		out, err := cmd.CombinedOutput()
 		return string(out), err
-	}, tool.WithRisk(tool.RiskHigh), tool.WithCallRisk(func(in) tool.Risk { return tool.RiskLow }))
+	}, tool.WithRisk(tool.RiskHigh), tool.WithCallRisk(func(context.Context, tool.Context, in) tool.Risk { return tool.RiskLow }))
 	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.Unrestricted} {
 		t.Run(string(scope), func(t *testing.T) {
 			ws := t.TempDir()

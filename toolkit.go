@@ -41,7 +41,6 @@ type Toolkit struct {
 	timeout      time.Duration
 	overrides    map[string]tool.Factory
 	shared       *tool.Scope
-	classify     func(argv []string) bool
 	closers      []io.Closer
 	boxConfig    sandbox.Config   // the operator's [sandbox] settings
 	box          *sandbox.Profile // the write scope's profile (sandbox.go)
@@ -141,12 +140,27 @@ func Override[T any](key tool.Key[T], factory func(ctx context.Context) (T, erro
 	return WithOverride(key.ID, func(ctx context.Context) (any, error) { return factory(ctx) })
 }
 
-// WithCommandClassifier sets how exec-time checks tell a plainly read-only
-// command, the only kind allowed under the read-only scope. Without one no
+// WithCommandClassifier sets the toolkit's one way of telling a plainly
+// read-only command ([tool.CommandClassifierKey]): exec_command's rating
+// reads it to decide which calls are low-risk, and the command gate checks
+// every command against it as it runs (the only kind allowed under the
+// read-only scope, and in a call allowed only as low-risk). Without one no
 // command is read-only; the standard catalogue (package provider/builtin)
-// brings the built-in list.
+// brings the built-in list. It is an override of that key, so a later
+// [WithOverride] of the key replaces it, for both.
 func WithCommandClassifier(readOnly func(argv []string) bool) Option {
-	return func(tk *Toolkit) error { tk.classify = readOnly; return nil }
+	return Override(tool.CommandClassifierKey, func(context.Context) (tool.CommandClassifier, error) { return readOnly, nil })
+}
+
+// classifier returns the toolkit's command classifier, as exec_command's
+// rating resolves it; nil (no command is read-only) when it cannot be had.
+func (tk *Toolkit) classifier() tool.CommandClassifier {
+	tc := tool.NewContext("", "", tk.logger, tk.shared)
+	classify, err := tool.Resolve(context.Background(), tc, tool.CommandClassifierKey)
+	if err != nil {
+		return nil
+	}
+	return classify
 }
 
 // New builds a toolkit. It holds no tools but the ones the options bring:

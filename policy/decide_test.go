@@ -88,7 +88,7 @@ func TestProtectedMatching(t *testing.T) {
 }
 
 func TestOffer(t *testing.T) {
-	lowRiskExec := &tool.Tool{Name: "exec_command", Risk: tool.RiskHigh, ReadOnlyWhenLowRisk: true, CallRisk: func(json.RawMessage) tool.Risk { return tool.RiskLow }}
+	lowRiskExec := &tool.Tool{Name: "exec_command", Risk: tool.RiskHigh, ReadOnlyWhenLowRisk: true, CallRisk: func(context.Context, tool.Context, json.RawMessage) tool.Risk { return tool.RiskLow }}
 	cases := []struct {
 		name  string
 		cfg   Config
@@ -212,7 +212,7 @@ func TestCheckWriteProtected(t *testing.T) {
 // enough to run under the read-only scope: the tool must also declare that
 // such calls change nothing.
 func TestReadOnlyScopeAndCallRisk(t *testing.T) {
-	low := func(json.RawMessage) tool.Risk { return tool.RiskLow }
+	low := func(context.Context, tool.Context, json.RawMessage) tool.Risk { return tool.RiskLow }
 	rated := &tool.Tool{Name: "rated", Risk: tool.RiskHigh, CallRisk: low}
 	promised := &tool.Tool{Name: "promised", Risk: tool.RiskHigh, CallRisk: low, ReadOnlyWhenLowRisk: true}
 	unrated := &tool.Tool{Name: "unrated", Risk: tool.RiskLow, ReadOnlyWhenLowRisk: true} // the promise needs a rating

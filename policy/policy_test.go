@@ -11,7 +11,7 @@ import (
 var (
 	readFile = &tool.Tool{Name: "read_file", Risk: tool.RiskLow, Annotations: tool.Annotations{ReadOnly: true}}
 	editTool = &tool.Tool{Name: "edit", Risk: tool.RiskHigh, WritesSubjectPaths: true}
-	execTool = &tool.Tool{Name: "exec_command", Risk: tool.RiskHigh, ReadOnlyWhenLowRisk: true, CallRisk: func(json.RawMessage) tool.Risk { return tool.RiskHigh }}
+	execTool = &tool.Tool{Name: "exec_command", Risk: tool.RiskHigh, ReadOnlyWhenLowRisk: true, CallRisk: func(context.Context, tool.Context, json.RawMessage) tool.Risk { return tool.RiskHigh }}
 	webFetch = &tool.Tool{Name: "web_fetch", Risk: tool.RiskLow, Annotations: tool.Annotations{ReadOnly: true, OpenWorld: true}}
 	mcpTool  = &tool.Tool{Name: "github__create_issue", Risk: tool.RiskHigh}
 )

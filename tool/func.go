@@ -21,7 +21,7 @@ type funcConfig struct {
 	adjust      []func(*jsonschema.Schema)
 	subjects    func(json.RawMessage) ([]Subject, error)
 	reaches     func(context.Context, Context, json.RawMessage) ([]Subject, error)
-	callRisk    func(json.RawMessage) Risk
+	callRisk    func(context.Context, Context, json.RawMessage) Risk
 	// the policy properties of [Tool] of the same names
 	readOnlyWhenLowRisk bool
 	writesSubjectPaths  bool
@@ -80,15 +80,17 @@ func WithReaches[In any](fn func(ctx context.Context, tc Context, in In) ([]Subj
 // path through a field.
 func PathSubject(path string) []Subject { return []Subject{{Kind: SubjectPath, Value: path}} }
 
-// WithCallRisk classifies each call from its decoded input.
-func WithCallRisk[In any](fn func(In) Risk) Option {
+// WithCallRisk classifies each call from its decoded input ([Tool].CallRisk);
+// fn may read the toolkit's configuration through tc (exec_command reads
+// the [CommandClassifierKey] its command gate checks commands with).
+func WithCallRisk[In any](fn func(ctx context.Context, tc Context, in In) Risk) Option {
 	return func(c *funcConfig) {
-		c.callRisk = func(raw json.RawMessage) Risk {
+		c.callRisk = func(ctx context.Context, tc Context, raw json.RawMessage) Risk {
 			in, err := decode[In](raw)
 			if err != nil {
 				return RiskHigh
 			}
-			return fn(in)
+			return fn(ctx, tc, in)
 		}
 	}
 }

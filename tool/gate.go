@@ -22,3 +22,20 @@ type CommandGate interface {
 
 // CommandGateKey is the dependency key of the toolkit's [CommandGate].
 var CommandGateKey = Key[CommandGate]{ID: "quiver.command-gate"}
+
+// CommandClassifier reports whether one command, given as the words it runs
+// with, plainly only reads. A toolkit has one ([CommandClassifierKey]), and
+// it serves both ends of a command's way: exec_command rates a call low-risk
+// (run without asking, confined read-only) only when the classifier accepts
+// its commands, and the command gate checks every command against the same
+// classifier as it runs, so the rating and the run-time check cannot
+// disagree about which commands only read.
+type CommandClassifier func(argv []string) bool
+
+// CommandClassifierKey is the dependency key of the toolkit's
+// [CommandClassifier], shared by all its calls. A host sets it with
+// quiver.WithCommandClassifier (the standard catalogue brings the built-in
+// list; the CLI widens it with [exec] low_risk_commands). Without one its
+// value is nil, and no command is read-only.
+var CommandClassifierKey = Key[CommandClassifier]{ID: "quiver.command-classifier", Shared: true,
+	Create: func(context.Context) (CommandClassifier, error) { return nil, nil }}

@@ -80,9 +80,11 @@ type Tool struct {
 
 	// CallRisk, when set, classifies one call; it overrides Risk for that call
 	// (exec_command rates `git status` low and `rm` high). It is given
-	// validated arguments. A rating is not a promise that the call leaves
-	// files alone: that is ReadOnlyWhenLowRisk.
-	CallRisk func(args json.RawMessage) Risk
+	// validated arguments and, as Reaches is, a Context that resolves the
+	// toolkit's shared dependencies and overrides (exec_command reads the
+	// toolkit's [CommandClassifierKey] from it). A rating is not a promise
+	// that the call leaves files alone: that is ReadOnlyWhenLowRisk.
+	CallRisk func(ctx context.Context, tc Context, args json.RawMessage) Risk
 
 	// ReadOnlyWhenLowRisk says that a call CallRisk rates low changes no
 	// file, so that it may run under the read-only write scope although the
@@ -236,10 +238,11 @@ func (t *Tool) MayChangeFiles(risk Risk) bool {
 	return !(t.ReadOnlyWhenLowRisk && t.CallRisk != nil && risk == RiskLow)
 }
 
-// RiskOf returns the risk of one call of t with the given validated arguments.
-func (t *Tool) RiskOf(args json.RawMessage) Risk {
+// RiskOf returns the risk of one call of t with the given validated
+// arguments; tc resolves what CallRisk reads.
+func (t *Tool) RiskOf(ctx context.Context, tc Context, args json.RawMessage) Risk {
 	if t.CallRisk != nil {
-		return t.CallRisk(args)
+		return t.CallRisk(ctx, tc, args)
 	}
 	return t.Risk
 }

