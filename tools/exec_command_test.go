@@ -216,22 +216,20 @@ func TestExecCommandAcceptance(t *testing.T) {
 
 func TestExecCommandTimeoutKillsTheTree(t *testing.T) {
 	e := newExecEnv(t, "echo", "sleep", "sh")
-	start := time.Now()
 	_, err := e.exec(`{"command":"echo partial; sh -c 'sleep 1000.401 & sleep 1000.402'","timeout_secs":1}`)
 	te := wantToolError(t, err, tool.CodeTimeout, "did not finish within 1s", "killed", "Output so far:\npartial\n")
 	if te.Details["output"] != "partial\n" {
 		t.Errorf("details: %v", te.Details)
 	}
-	if d := time.Since(start); d > 6*time.Second {
-		t.Errorf("took %v", d)
-	}
 	wantGone(t, "sleep 1000.40")
 }
 
-// wantGone fails if a process whose command line holds marker is alive.
+// wantGone fails if a process whose command line holds marker is alive
+// once the kernel has had time to reap what was killed. The deadline is a
+// hang guard for a loaded machine, not a measure of how fast the kill is.
 func wantGone(t *testing.T, marker string) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(hangGuard)
 	for {
 		out, _ := exec.Command("pgrep", "-f", marker).Output()
 		if len(bytes.TrimSpace(out)) == 0 {
@@ -243,6 +241,11 @@ func wantGone(t *testing.T, marker string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// hangGuard bounds the waits of tests for what must happen eventually (a
+// killed process reaped, a job's first output): long enough that a loaded
+// machine never reaches it, so that reaching it means a hang.
+const hangGuard = 60 * time.Second
 
 // discardStore is an output cache that counts what it is given and keeps
 // none of it, for outputs too large to keep in a test.
@@ -274,21 +277,41 @@ func (w *discardWriter) Write(p []byte) (int, error) { w.s.n.Add(int64(len(p)));
 func (w *discardWriter) Ref() string                 { return w.ref }
 func (w *discardWriter) Close() error                { return nil }
 
+// TestExecCommandFloodIsBoundedAndStreamed: a flood of output goes whole to
+// the output cache while the model sees a bounded head and tail, whether the
+// command ends or is killed at its timeout. Nothing here depends on how fast
+// the command prints: the flood that ends has a fixed size, and the one that
+// never ends is only held to the bounds, whatever it printed in its second.
 func TestExecCommandFloodIsBoundedAndStreamed(t *testing.T) {
-	e := newExecEnv(t, "yes")
-	store := &discardStore{}
-	e.override(outputcache.Key.ID, func(context.Context) (any, error) { return outputcache.Store(store), nil })
-	_, err := e.exec(`{"command":"yes","timeout_secs":1}`)
-	te := wantToolError(t, err, tool.CodeTimeout, "y\ny\n", "omitted; full output: ref=ref-1")
-	if te.Details["output_ref"] != "ref-1" || store.n.Load() < 1<<20 {
-		t.Errorf("details %v; the store got %d bytes", te.Details["output_ref"], store.n.Load())
-	}
-	if n := len(te.Details["output"].(string)); n > 48<<10 {
-		t.Errorf("the model's view is %d bytes", n)
-	}
-	if total := te.Details["total_bytes"].(int64); total != store.n.Load() {
-		t.Errorf("total_bytes %d, store got %d", total, store.n.Load())
-	}
+	const size = 4_000_000
+	t.Run("a flood that ends is stored whole", func(t *testing.T) {
+		e := newExecEnv(t, "yes", "head")
+		store := &discardStore{}
+		e.override(outputcache.Key.ID, func(context.Context) (any, error) { return outputcache.Store(store), nil })
+		out := e.execOK(`{"command":"yes | head -c 4000000"}`)
+		if !out.Truncated || out.OutputRef != "ref-1" || out.TotalBytes != size || store.n.Load() != size {
+			t.Errorf("truncated %v ref %q total %d; the store got %d bytes, want %d", out.Truncated, out.OutputRef, out.TotalBytes, store.n.Load(), size)
+		}
+		if !strings.HasPrefix(out.Output, "y\ny\n") || !strings.Contains(out.Output, "omitted; full output: ref=ref-1") {
+			t.Errorf("the model's view lacks the head or the marker: %.200q", out.Output)
+		}
+		if n := len(out.Output); n > 48<<10 {
+			t.Errorf("the model's view is %d bytes", n)
+		}
+	})
+	t.Run("a flood that never ends is killed within the bounds", func(t *testing.T) {
+		e := newExecEnv(t, "yes")
+		store := &discardStore{}
+		e.override(outputcache.Key.ID, func(context.Context) (any, error) { return outputcache.Store(store), nil })
+		_, err := e.exec(`{"command":"yes","timeout_secs":1}`)
+		te := wantToolError(t, err, tool.CodeTimeout, "did not finish within 1s")
+		if n := len(te.Details["output"].(string)); n > 48<<10 {
+			t.Errorf("the model's view is %d bytes", n)
+		}
+		if total := te.Details["total_bytes"].(int64); total != store.n.Load() && te.Details["output_ref"] != nil {
+			t.Errorf("total_bytes %d, the store got %d", total, store.n.Load())
+		}
+	})
 }
 
 func TestExecCommandLargeOutputIsKeptWhole(t *testing.T) {

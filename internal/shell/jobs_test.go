@@ -22,7 +22,7 @@ func TestJobsRunReportAndStop(t *testing.T) {
 	}
 	cancel() // the call that started it has returned: the job goes on
 
-	s, err := job.Wait(context.Background(), 10*time.Second, DefaultBudget)
+	s, err := job.Wait(context.Background(), hangGuard, DefaultBudget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestJobsTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := job.Wait(context.Background(), 10*time.Second, DefaultBudget)
+	s, _ := job.Wait(context.Background(), hangGuard, DefaultBudget)
 	if s.Running || s.Outcome.Stop != TimedOut {
 		t.Errorf("%+v", s)
 	}
@@ -92,7 +92,7 @@ func TestJobsLargeOutputIsTrimmedFromTheLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := job.Wait(context.Background(), 10*time.Second, DefaultBudget)
+	s, _ := job.Wait(context.Background(), hangGuard, DefaultBudget)
 	if !s.Output.Truncated || !strings.HasPrefix(s.Output.Head, "1\n2\n") || !strings.HasSuffix(s.Output.Tail, "199999\n200000\n") {
 		t.Fatalf("view: truncated %v head %.20q tail ...%q", s.Output.Truncated, s.Output.Head, s.Output.Tail[max(0, len(s.Output.Tail)-20):])
 	}
@@ -166,10 +166,10 @@ func TestJobsLimits(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(hangGuard)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
+			t.Fatalf("condition not met within %v", hangGuard)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
