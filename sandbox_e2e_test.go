@@ -12,6 +12,7 @@ import (
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/builtin"
@@ -30,14 +31,15 @@ func escapeToolkit(t *testing.T, scope policy.WriteScope) (*quiver.Toolkit, stri
 	t.Helper()
 	ws := t.TempDir()
 	mustWrite(t, filepath.Join(ws, "a.txt"), "inside\n", 0o644)
-	return escapeToolkitIn(t, ws, scope, approve.Auto), ws
+	return escapeToolkitIn(t, ws, scope, policy.Allow, approve.Auto), ws
 }
 
-// escapeToolkitIn is escapeToolkit in the workspace ws, with approver.
-func escapeToolkitIn(t *testing.T, ws string, scope policy.WriteScope, approver policy.Approver) *quiver.Toolkit {
+// escapeToolkitIn is escapeToolkit in the workspace ws, with the policy's
+// default decision def and approver.
+func escapeToolkitIn(t *testing.T, ws string, scope policy.WriteScope, def policy.Decision, approver policy.Approver) *quiver.Toolkit {
 	t.Helper()
 	mustWrite(t, filepath.Join(ws, ".quiver/tools/copy_to"), "#!/bin/sh\n# quiver: description Copy a.txt to a path.\n# quiver: param dest string required Where.\nexec cp a.txt \"$(sed 's/.*\"dest\": *\"\\([^\"]*\\)\".*/\\1/')\"\n", 0o755)
-	pol, err := policy.New(policy.Config{Default: policy.Allow}, scope)
+	pol, err := policy.New(policy.Config{Default: def}, scope)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,14 +68,16 @@ func mustWrite(t *testing.T, path, content string, mode os.FileMode) {
 }
 
 // TestSandboxEscapes runs every attempt of testdata/escapes.txt through
-// exec_command, each in a new workspace, and some as background jobs, and
-// attempts through a custom tool and a script tool, under workspace-write
-// and read-only with every call approved (class 8: with approval refused,
-// so that only what the classifier lets through runs): the host is left as
-// it was (see sandboxtest.Watch). The descriptors an attempt may not use
-// are inheritable by every process this test starts; exec_command gives
-// no terminal, so class 3 is judged through `quiver sandbox`
-// (cmd/quiver).
+// exec_command, and some as background jobs, and attempts through a custom
+// tool and a script tool, under workspace-write and read-only with every
+// call approved: the host is left as it was (see sandboxtest.Watch), each
+// attempt judged on its own. Attempts that change the workspace (classes 7
+// and 10) each get a new one; the others aim at the host, and those of one
+// class share a workspace and a toolkit. Class 8 runs with the policy's
+// default at ask and approval refused, so that only what the classifier
+// calls read-only runs. The descriptors an attempt may not use are
+// inheritable by every process this test starts; exec_command gives no
+// terminal, so class 3 is judged through `quiver sandbox` (cmd/quiver).
 func TestSandboxEscapes(t *testing.T) {
 	if err := sandbox.Check(); err != nil {
 		t.Fatalf("this machine must support the sandbox: %v", err)
@@ -84,17 +88,26 @@ func TestSandboxEscapes(t *testing.T) {
 			t.Parallel()
 			w := sandboxtest.NewWatch(t)
 			w.ShareHere(t)
+			shared := map[int]escapeRunner{} // by class
+			runnerFor := func(e sandboxtest.Escape) escapeRunner {
+				if r, ok := shared[e.Class]; ok && !e.OwnWorkspace() {
+					return r
+				}
+				r := newEscapeRunner(t, w, e, scope)
+				shared[e.Class] = r
+				return r
+			}
 			for _, e := range escapes {
-				if what := runEscape(t, w, e, scope, false); what != "" {
+				if what := runnerFor(e).run(t, w, e, false); what != "" {
 					t.Errorf("class %d, %s: %s", e.Class, e.Name, what)
 				}
 			}
 			for _, e := range escapes[:8] {
-				if what := runEscape(t, w, e, scope, true); what != "" {
+				if what := runnerFor(e).run(t, w, e, true); what != "" {
 					t.Errorf("class %d, %s, as a background job: %s", e.Class, e.Name, what)
 				}
 			}
-			tk, _ := escapeToolkit(t, scope)
+			tk := shared[0].tk
 			ctx := context.Background()
 			tk.Invoke(ctx, "copy_file", map[string]any{"src": "a.txt", "dest": filepath.Join(w.Out, "custom")})
 			if what := w.Touched(t); what != "" {
@@ -108,33 +121,46 @@ func TestSandboxEscapes(t *testing.T) {
 	}
 }
 
-// runEscape runs one attempt through exec_command in a new workspace, in
-// the foreground or as a background job waited for to its end, and returns
-// what it touched.
-func runEscape(t *testing.T, w *sandboxtest.Watch, e sandboxtest.Escape, scope policy.WriteScope, background bool) string {
+// escapeRunner is a workspace made for an attempt and a toolkit in it:
+// every call approved, but for class 8, whose calls are asked about and
+// refused.
+type escapeRunner struct {
+	ws string
+	tk *quiver.Toolkit
+}
+
+func newEscapeRunner(t *testing.T, w *sandboxtest.Watch, e sandboxtest.Escape, scope policy.WriteScope) escapeRunner {
 	t.Helper()
 	ws := w.Workspace(t, e)
-	approver := approve.Auto
+	def, approver := policy.Allow, approve.Auto
 	if e.Class == sandboxtest.ClassClassifier {
-		approver = approve.Deny
+		def, approver = policy.Ask, approve.Deny
 	}
-	tk := escapeToolkitIn(t, ws, scope, approver)
-	defer tk.Close()
+	return escapeRunner{ws, escapeToolkitIn(t, ws, scope, def, approver)}
+}
+
+// run runs one attempt through exec_command, in the foreground or as a
+// background job waited for to its end, and returns what it touched.
+func (r escapeRunner) run(t *testing.T, w *sandboxtest.Watch, e sandboxtest.Escape, background bool) string {
+	t.Helper()
 	ctx := context.Background()
 	timeout := 30
 	in := tools.ExecCommandInput{Command: w.Expand(e.Command), Env: w.ExpandEnv(e.Env), TimeoutSecs: &timeout, Background: background}
-	out, err := quiver.Call(ctx, tk, tools.ExecCommand, in)
+	out, err := quiver.Call(ctx, r.tk, tools.ExecCommand, in)
 	var output string
 	switch {
+	case err != nil && e.Class == sandboxtest.ClassClassifier && shell.ReadOnlyCommand(in.Command, nil):
+		// Class 8 is about what runs unasked: refused, it proves nothing.
+		t.Errorf("class 8, %s: called read-only, yet not run (%v)", e.Name, err)
 	case err != nil:
 		t.Logf("class %d, %s: %v", e.Class, e.Name, err) // a refusal is fine; only the effect matters
 	case background:
-		r, _ := tk.Invoke(ctx, "exec_output", map[string]any{"job_id": out.JobID, "wait_secs": 30})
-		output = r.Content.String()
+		res, _ := r.tk.Invoke(ctx, "exec_output", map[string]any{"job_id": out.JobID, "wait_secs": 30})
+		output = res.Content.String()
 	default:
 		output = out.Output
 	}
-	return w.TouchedIn(t, e, ws, output)
+	return w.TouchedIn(t, e, r.ws, output)
 }
 
 // TestSandboxProtectedPaths: no confined process may write the protected

@@ -51,6 +51,14 @@ const (
 	ClassProtectedLink = 10
 )
 
+// OwnWorkspace reports whether e needs a workspace of its own: the
+// attempts of classes 7 and 10 change the workspace, and are judged by
+// what it holds afterwards. The others aim at the host, and a runner may
+// run the attempts of one class one after another in one workspace.
+func (e Escape) OwnWorkspace() bool {
+	return e.Class == ClassGitMetadata || e.Class == ClassProtectedLink
+}
+
 // LoadEscapes reads the table from path: "class | name | command" or
 // "class | name | env: K=V ... | command" lines; # starts a comment.
 func LoadEscapes(t testing.TB, path string) []Escape {

@@ -12,7 +12,8 @@ import (
 // gitdir is .git/modules/sub and whose .git is a file; and n8, a nested
 // repository that is plain content of the workspace (a cloned project
 // ships one), whose config names programs that print mark: an external
-// diff and a textconv driver. home is the user's HOME for git.
+// diff, a diff driver's command and textconv, and an fsmonitor hook (on
+// stderr: git reads its stdout). home is the user's HOME for git.
 func buildWorkspace(t testing.TB, dir, mark, home string) {
 	t.Helper()
 	sub := filepath.Join(home, "subsrc")
@@ -40,6 +41,8 @@ func buildWorkspace(t testing.TB, dir, mark, home string) {
 		{n8, []string{"commit", "-q", "-m", "n8"}},
 		{n8, []string{"config", "diff.external", "echo " + mark}},
 		{n8, []string{"config", "diff.tc.textconv", "echo " + mark}},
+		{n8, []string{"config", "diff.tc.command", "echo " + mark}},
+		{n8, []string{"config", "core.fsmonitor", "echo " + mark + " >&2"}},
 	} {
 		if out, err := userGit(home, step.dir, step.args...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", step.args, err, out)
