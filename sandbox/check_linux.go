@@ -230,11 +230,22 @@ func Inspect(cfg Config) Report {
 	cmd := &exec.Cmd{}
 	launch.Command(s, cmd) // for the namespaces only; nothing is started
 	r.Namespaces = launch.Namespaces(cmd.SysProcAttr)
+	r.Process = processLayers
 	for _, rule := range s.SyscallRules() {
 		r.Seccomp = append(r.Seccomp, SyscallRule(rule))
 	}
 	r.Profiles = profileReports(r, cfg)
 	return r
+}
+
+// processLayers are what the launcher does for every confined start (see
+// the package doc, One call, one confined world).
+var processLayers = []string{
+	"launcher environment: the spec alone (no LD_PRELOAD, LD_AUDIT or GODEBUG of a call reaches it)",
+	"new session (setsid): the program has no controlling terminal",
+	"inherited descriptors: every one from 3 up closed, but those passed on purpose",
+	"lifetime: the launcher is the PID namespace's init and dies with its host (parent-death signal); every process ends with the call",
+	"the launcher is non-dumpable: no ptrace of it, no /proc/1/mem",
 }
 
 // profileReports says what each write scope enforces, given r's layers.
@@ -261,8 +272,11 @@ func profileReports(r Report, cfg Config) []ProfileReport {
 		sockets = fmt.Sprintf("refused to start: [sandbox] unix_sockets names paths, which needs Landlock ABI %d", launch.ResolveUnixABI)
 	}
 	common := []string{network, sockets,
-		"no terminal injection (seccomp: TIOCSTI, TIOCLINUX)",
+		"no terminal injection (a session of its own, with no controlling terminal; seccomp: TIOCSTI, TIOCLINUX)",
 		"signals stay inside (" + signalFence(r) + ")",
+		"no host System V IPC or POSIX message queue (an IPC namespace)",
+		"no process outlives the call (the PID namespace's init is the launcher)",
+		"no descriptor of the host's but those passed on purpose (every other one from 3 up closed)",
 		"no ptrace, process_vm_*, io_uring, bpf, perf_event_open, userfaultfd, keyrings, kexec; native system call ABI only",
 		"no capabilities (all dropped), no_new_privs"}
 	return []ProfileReport{

@@ -77,7 +77,13 @@
 //     path is bind-mounted read-only over itself, and each directory between
 //     it and the workspace root is bind-mounted over itself, which makes it a
 //     mount point that cannot be renamed or removed (EBUSY) — otherwise
-//     `mv .git x && mkdir .git` would swap the protected files out.
+//     `mv .git x && mkdir .git` would swap the protected files out. A
+//     protected path that is a symbolic link, or lies beyond one, is
+//     pinned too: the link is mounted over itself (open_tree and
+//     move_mount, which do not follow it), so it can be neither removed
+//     nor renamed, and what it points to is protected in turn, through
+//     chains and out of the workspace. A link whose target is missing
+//     where a confined process could create it refuses the start.
 //   - A network namespace for the network: the process gets one of its own
 //     with nothing in it but a loopback interface, so TCP, UDP, raw
 //     sockets, multipath TCP and abstract Unix sockets reach nothing outside
@@ -220,6 +226,15 @@
 //
 // # What the sandbox does not do
 //
+// What a call could once leave behind or reach through the host's process
+// — a launcher steered by LD_PRELOAD, a daemon outliving its call, the
+// user's terminal, inherited descriptors, System V IPC, named Unix
+// sockets, .git beyond config and hooks, a symbolic link in place of a
+// protected path — is now closed by the layers above, each tested with
+// the escape attempts of testdata/escapes.txt (docs/sandbox.md compares
+// them with Codex's sandbox). What is left open, on purpose or for want
+// of a kernel feature:
+//
 //   - Reads stay open under every profile, as in Codex: a confined process
 //     can read any file its user can (~/.ssh included), except the paths a
 //     read deny rule names (deny = ["read_file(.env)"], [Profile.MaskReads]),
@@ -243,16 +258,13 @@
 //     browsers' sandboxes need them): inside one a process gets
 //     capabilities over namespaces of its own only, Landlock still forbids
 //     it every mount, and the mounts it inherited stay locked.
-//   - A protected path that is a symbolic link, or lies beyond one, is
-//     pinned: the link is mounted over itself (open_tree and move_mount,
-//     which do not follow it), so it can be neither removed nor renamed,
-//     and what it points to is protected in turn, through chains and out
-//     of the workspace. A link whose target is missing where a confined
-//     process could create it refuses the start.
 //   - A protected path that does not exist when the process starts cannot
 //     be mounted over: a process may create quiver.toml or .quiver/ where
 //     there were none, or a .git in a workspace that had none (the user's
 //     git there would then read it). .git's own entries are covered above.
+//   - A read-only git may still execute the loader, so a driver that a
+//     nested repository's config names as ld.so plus a file runs that
+//     file, read-only and offline as the git itself (see Git's metadata).
 //   - A GitGuard's check runs when the git exits: between its write and
 //     the check, a git the user runs at that moment could see the gitlink.
 //   - Resource limits (CPU, memory, processes) are not set; timeouts and

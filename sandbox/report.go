@@ -14,9 +14,13 @@ type Report struct {
 	// LandlockRights are the Landlock rights and scopes Quiver handles at
 	// that ABI: everything it does not grant is refused.
 	LandlockRights []string `json:"landlock_rights"`
-	// Namespaces are the namespaces a confined process gets (network only
-	// when the network is off).
+	// Namespaces are the namespaces a confined process gets: user, mount,
+	// PID, IPC, and network when the network is off.
 	Namespaces []string `json:"namespaces"`
+	// Process are the launcher's own layers, which every confined start
+	// gets whatever the kernel: its environment, the program's session,
+	// the descriptors it inherits, how long its processes live.
+	Process []string `json:"process"`
 	// Seccomp is the filter's rules, for a profile without unix_sockets.
 	Seccomp []SyscallRule `json:"seccomp"`
 	// Profiles says what each write scope enforces here.

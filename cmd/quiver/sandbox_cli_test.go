@@ -85,8 +85,16 @@ func TestSandboxCommand(t *testing.T) {
 	}
 	var report sandbox.Report
 	if r := runCLI(t, ws, "", "sandbox", "check", "--json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &report) != nil ||
-		!report.Available || len(report.Seccomp) == 0 || len(report.Profiles) != 3 || !slices.Contains(report.Namespaces, "user") {
+		!report.Available || len(report.Seccomp) == 0 || len(report.Profiles) != 3 || len(report.Process) == 0 {
 		t.Errorf("sandbox check --json: %+v\n%+v", r, report)
+	}
+	if want := []string{"user", "mount", "network", "pid", "ipc"}; !slices.Equal(report.Namespaces, want) {
+		t.Errorf("sandbox check --json: namespaces %q, want %q", report.Namespaces, want)
+	}
+	for _, layer := range []string{"new session", "inherited descriptors", "launcher environment", "parent-death"} {
+		if !strings.Contains(strings.Join(report.Process, "\n"), layer) {
+			t.Errorf("sandbox check --json: the process layers do not name %q: %q", layer, report.Process)
+		}
 	}
 	t.Setenv("QUIVER_SANDBOX_UNSUPPORTED", "Landlock (simulated: not in this kernel)")
 	for _, args := range [][]string{{"sandbox", "check"}, {"sandbox", "--", "true"}, {"call", "exec_command", `{"argv":["true"]}`, "--yes"}} {

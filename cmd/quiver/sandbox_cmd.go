@@ -78,6 +78,10 @@ func printSandboxReport(w io.Writer, r sandbox.Report) {
 	}
 	fmt.Fprintf(w, "landlock: ABI %d (kernel %d): %s\n", r.LandlockABI, r.KernelABI, strings.Join(r.LandlockRights, " "))
 	fmt.Fprintf(w, "namespaces: %s\n", strings.Join(r.Namespaces, " "))
+	fmt.Fprintln(w, "process:")
+	for _, l := range r.Process {
+		fmt.Fprintf(w, "  - %s\n", l)
+	}
 	fmt.Fprintln(w, "seccomp, refused (EPERM; other ABIs ENOSYS):")
 	for _, rule := range r.Seccomp {
 		fmt.Fprintf(w, "  %-18s %s\n", rule.Syscall, rule.Refused)
