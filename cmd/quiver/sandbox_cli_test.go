@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,18 +22,44 @@ import (
 // and read-only, with the user's terminal as the command's and descriptors
 // it must not use inherited: the same result, the host is left as it was.
 // Class 8 is exec_command's alone (`quiver sandbox` has no classifier).
+//
+// Then as a kernel of Landlock ABI 4 and 5 would (6.7 to 6.11: no signal
+// scope, and at 4 no device ioctl right), capped with
+// QUIVER_SANDBOX_LANDLOCK_ABI: the attempts those rights would stop
+// (signals to a host process, of class 2; the terminal, class 3) and
+// the symbolic links to protected paths (class 10) still hold, the start
+// not refused and `quiver sandbox check` reporting the capped ABI.
 func TestSandboxCommandEscapes(t *testing.T) {
 	escapes := sandboxtest.LoadEscapes(t, "../../testdata/escapes.txt")
-	for _, scope := range []string{"workspace-write", "read-only"} {
-		t.Run(scope, func(t *testing.T) {
+	every := func(sandboxtest.Escape) bool { return true }
+	olderABI := func(e sandboxtest.Escape) bool {
+		return e.Class == 2 && strings.Contains(e.Command, "{PID}") || e.Class == 3 || e.Class == sandboxtest.ClassProtectedLink
+	}
+	for _, tc := range []struct {
+		scope string
+		abi   int // 0: the kernel's
+		runs  func(sandboxtest.Escape) bool
+	}{
+		{"workspace-write", 0, every}, {"read-only", 0, every},
+		{"workspace-write", 4, olderABI}, {"workspace-write", 5, olderABI},
+	} {
+		name, env := tc.scope, []string(nil)
+		if tc.abi > 0 {
+			name, env = fmt.Sprintf("%s, Landlock ABI %d", tc.scope, tc.abi), []string{fmt.Sprintf("QUIVER_SANDBOX_LANDLOCK_ABI=%d", tc.abi)}
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			w := sandboxtest.NewWatch(t)
+			mustStart(t, w, env, quiverBin, "--write-scope", tc.scope, "sandbox", "--")
+			if tc.abi > 0 {
+				checkCapped(t, w, tc.abi, env)
+			}
 			for _, e := range escapes {
-				if e.Class == sandboxtest.ClassClassifier {
+				if e.Class == sandboxtest.ClassClassifier || !tc.runs(e) {
 					continue
 				}
 				ws := w.Workspace(t, e)
-				r := runSandboxed(t, w, ws, e, quiverBin, "--write-scope", scope, "sandbox", "--")
+				r := runSandboxedEnv(t, w, ws, e, env, quiverBin, "--write-scope", tc.scope, "sandbox", "--")
 				if what := w.TouchedIn(t, e, ws, r.stdout+r.stderr); what != "" {
 					t.Errorf("class %d, %s (exit %d, %s): %s", e.Class, e.Name, r.code, r.stderr, what)
 				}
@@ -41,17 +68,52 @@ func TestSandboxCommandEscapes(t *testing.T) {
 	}
 }
 
+// mustStart fails the test unless `PROGRAM ARGS... true` succeeds as the
+// attempts are run: a runner that refused every start would make every
+// attempt look held.
+func mustStart(t *testing.T, w *sandboxtest.Watch, env []string, program string, args ...string) {
+	t.Helper()
+	ws := w.Workspace(t, sandboxtest.Escape{})
+	if r := runSandboxedEnv(t, w, ws, sandboxtest.Escape{Command: "true"}, env, program, args...); r.code != 0 {
+		t.Fatalf("%s %v does not start a command (exit %d): %s", program, args, r.code, r.stderr)
+	}
+}
+
+// checkCapped: under the cap env sets, quiver sandbox check reports
+// Landlock ABI abi, available.
+func checkCapped(t *testing.T, w *sandboxtest.Watch, abi int, env []string) {
+	t.Helper()
+	ws := w.Workspace(t, sandboxtest.Escape{})
+	check := runSandboxedEnv(t, w, ws, sandboxtest.Escape{}, env, quiverBin, "sandbox", "check", "--json")
+	var report sandbox.Report
+	if err := json.Unmarshal([]byte(check.stdout), &report); err != nil || report.LandlockABI != abi || !report.Available {
+		t.Fatalf("capped at ABI %d, quiver sandbox check says ABI %d, available %v (%v): %s", abi, report.LandlockABI, report.Available, err, check.stderr)
+	}
+}
+
 // runSandboxed runs e in ws as `PROGRAM ARGS... [env K=V...] bash -c LINE`,
 // started as the user starts it from a terminal (see sandboxtest.Watch's
 // Prepare), with no configuration but the workspace's own.
 func runSandboxed(t *testing.T, w *sandboxtest.Watch, ws string, e sandboxtest.Escape, program string, args ...string) cliResult {
 	t.Helper()
+	return runSandboxedEnv(t, w, ws, e, nil, program, args...)
+}
+
+// runSandboxedEnv is runSandboxed with env added to PROGRAM's environment;
+// an e without a command runs PROGRAM ARGS alone. The user's configuration
+// directory lies outside the workspace (see cliEnv): quiver refuses to
+// start with one inside.
+func runSandboxedEnv(t *testing.T, w *sandboxtest.Watch, ws string, e sandboxtest.Escape, env []string, program string, args ...string) cliResult {
+	t.Helper()
 	if len(e.Env) > 0 {
 		args = append(append(args, "env"), w.ExpandEnv(e.Env)...)
 	}
-	cmd := exec.Command(program, append(args, "bash", "-c", w.Expand(e.Command))...)
+	if e.Command != "" {
+		args = append(args, "bash", "-c", w.Expand(e.Command))
+	}
+	cmd := exec.Command(program, args...)
 	cmd.Dir = ws
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(ws, ".no-config"), "XDG_CACHE_HOME="+filepath.Join(ws, ".cache"))
+	cmd.Env = append(cliEnv(ws), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	w.Prepare(cmd)
