@@ -122,7 +122,8 @@ type Output struct {
 }
 
 // Run is the [run] section: the defaults of `quiver run`, each overridden by
-// the flag of the same name. Values are checked by `quiver run`.
+// the flag of the same name. [Run.Check] checks them, at load and in
+// `quiver run`.
 type Run struct {
 	Provider          string `toml:"provider"` // openai | anthropic | gemini
 	Model             string `toml:"model"`
@@ -278,6 +279,9 @@ func Parse(name string, data []byte) (*Config, error) {
 		return nil, err
 	}
 	c.refs = toolRefs(ws)
+	if err := c.checkRun(name, ws); err != nil {
+		return nil, err
+	}
 	if err := c.check(); err != nil {
 		return nil, &Error{Pos: Position{File: name}, Msg: err.Error(), Err: err}
 	}

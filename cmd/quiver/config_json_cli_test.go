@@ -20,6 +20,7 @@ func TestConfigCheckJSONErrors(t *testing.T) {
 		"server.toml":  "[[tools.mcp.servers]]\ncommand = \"x\"\n",
 		"typo.toml":    "[policy]\nallow = [\"wirte_file\"]\n",
 		"syntax.toml":  "[policy\n",
+		"run.toml":     "[run]\nprovider = \"opena\"\n",
 	})
 	tests := []struct {
 		name, file string
@@ -30,6 +31,7 @@ func TestConfigCheckJSONErrors(t *testing.T) {
 		{"a check with no place", "server.toml", configErrorJSON{Message: "tools.mcp.servers[0]: name is required", File: "server.toml"}},
 		{"a rule naming no tool", "typo.toml", configErrorJSON{Message: `policy.allow names no tool: "wirte_file" (did you mean "write_file"?)`, File: "typo.toml", Line: 2, Col: 10}},
 		{"broken TOML", "syntax.toml", configErrorJSON{File: "syntax.toml", Line: 1, Col: 8}},
+		{"a [run] value quiver run could not use", "run.toml", configErrorJSON{Message: `run.provider: "opena": want openai, anthropic or gemini`, File: "run.toml", Line: 2, Col: 1}},
 		{"no such file", "absent.toml", configErrorJSON{}},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/quiverkit/quiver"
@@ -65,6 +66,9 @@ func (a *app) runCommand() *cobra.Command {
 				return err
 			}
 			f.merge(cmd, cfg.Run)
+			if err := f.check(cmd); err != nil {
+				return usageError(err)
+			}
 			ac, err := f.agentConfig()
 			if err != nil {
 				return usageError(err)
@@ -86,6 +90,9 @@ func (a *app) runCommand() *cobra.Command {
 				return err
 			}
 			defer a.close()
+			if err := f.checkToolChoice(ctx, cmd, ac.Toolkit); err != nil {
+				return usageError(err)
+			}
 			ac.OnEvent = view.event
 			res, err := agent.Run(ctx, ac, args[0])
 			if err == nil && f.jsonOutput && !a.flags.json && !res.Done {
@@ -142,19 +149,64 @@ func (f *runFlags) merge(cmd *cobra.Command, c config.Run) {
 	}
 }
 
+// check holds the settings, the flags over the file's, to the check
+// quiver.toml's [run] section has at load (config.Run.Check), naming the
+// flag, or the key when the file set it.
+func (f *runFlags) check(cmd *cobra.Command) error {
+	err := config.Run{Provider: f.provider, Model: f.model, BaseURL: f.baseURL, API: f.api, ThinkingBudget: f.thinkingBudget,
+		ReasoningEffort: f.reasoningEffort, MaxOutputTokens: f.maxOutputTokens, ToolChoice: f.toolChoice}.Check()
+	var ke *config.RunKeyError
+	if !errors.As(err, &ke) {
+		return err
+	}
+	return fmt.Errorf("%s: %s", f.origin(cmd, ke.Key), ke.Msg)
+}
+
+// origin names where the setting key came from: its flag, or quiver.toml.
+func (f *runFlags) origin(cmd *cobra.Command, key string) string {
+	flag := strings.ReplaceAll(key, "_", "-")
+	if cmd.Flags().Changed(flag) {
+		return "--" + flag
+	}
+	return "[run] " + key
+}
+
+// checkToolChoice holds a tool_choice naming a tool to the catalogue: the
+// API would take an unknown name and fail the first request, or worse,
+// force a call to a tool the model cannot have.
+func (f *runFlags) checkToolChoice(ctx context.Context, cmd *cobra.Command, tk *quiver.Toolkit) error {
+	switch f.toolChoice {
+	case "", "auto", "none", "required":
+		return nil
+	}
+	where := f.origin(cmd, "tool_choice")
+	t, err := tk.Lookup(ctx, f.toolChoice)
+	if err != nil {
+		return fmt.Errorf("%s: %q names no tool of the catalogue (quiver tools lists them); want auto, none, required or a tool's name", where, f.toolChoice)
+	}
+	if t.Name != f.toolChoice {
+		return fmt.Errorf("%s: %q is another name of %s, and the model is offered the tool by its own: name %s", where, f.toolChoice, t.Name, t.Name)
+	}
+	offered, err := tk.AllowedTools(ctx)
+	if err != nil {
+		return err
+	}
+	for _, o := range offered {
+		if o.Name == t.Name {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: %q: the policy refuses every call of it, so the model is not offered it", where, f.toolChoice)
+}
+
 // agentConfig checks the settings and turns them into the run's budget and
 // request options.
 func (f *runFlags) agentConfig() (agent.Config, error) {
 	c := agent.Config{System: f.system, MaxTurns: f.maxTurns, MaxTokens: f.maxTokens, MaxOutputTokens: f.maxOutputTokens,
 		Reasoning:   driver.ReasoningConfig{BudgetTokens: f.thinkingBudget, Effort: f.reasoningEffort},
 		TrimOutputs: f.trimOutputs, JSONAnswer: f.jsonOutput}
-	switch f.reasoningEffort {
-	case "", "low", "medium", "high":
-	default:
-		return c, fmt.Errorf("--reasoning-effort %q: want low, medium or high", f.reasoningEffort)
-	}
-	if f.thinkingBudget < 0 || f.maxOutputTokens < 0 || f.trimOutputs < 0 {
-		return c, errors.New("--thinking-budget, --max-output-tokens and --trim-outputs cannot be negative")
+	if f.trimOutputs < 0 {
+		return c, errors.New("--trim-outputs cannot be negative")
 	}
 	switch f.toolChoice {
 	case "":

@@ -120,7 +120,7 @@ func TestRunUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"no model", []string{"run", "--base-url", "http://127.0.0.1:1", "task"}, "--model is required"},
-		{"unknown provider", []string{"run", "--provider", "acme", "--model", "m", "task"}, `--provider "acme"`},
+		{"unknown provider", []string{"run", "--provider", "acme", "--model", "m", "task"}, `--provider: "acme": want openai, anthropic or gemini`},
 		{"no key", []string{"run", "--provider", "anthropic", "--model", "m", "task"}, "ANTHROPIC_API_KEY"},
 		{"no task", []string{"run", "--model", "m"}, "accepts 1 arg"},
 	}
