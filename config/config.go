@@ -135,6 +135,10 @@ type Run struct {
 	ToolChoice        string `toml:"tool_choice"`         // auto | none | required | a tool's name
 	ParallelToolCalls *bool  `toml:"parallel_tool_calls"` // unset: the provider's default
 	QuietThinking     bool   `toml:"quiet_thinking"`
+	// System replaces the default system prompt (agent.DefaultSystem);
+	// SystemAppend is added after it, or after System.
+	System       string `toml:"system"`
+	SystemAppend string `toml:"system_append"`
 }
 
 // Exec is the [exec] section.

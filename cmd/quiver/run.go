@@ -28,14 +28,15 @@ const exitIncomplete = 3
 // runFlags are the settings of `quiver run`: the flags, over the [run]
 // section of quiver.toml.
 type runFlags struct {
-	provider, model, baseURL, system, api string
-	maxTurns                              int
-	maxTokens                             int64
-	thinkingBudget, maxOutputTokens       int
-	reasoningEffort, toolChoice           string
-	parallel, quietThinking               bool
-	trimOutputs                           int
-	jsonOutput                            bool
+	provider, model, baseURL, api   string
+	system, systemAppend            string
+	maxTurns                        int
+	maxTokens                       int64
+	thinkingBudget, maxOutputTokens int
+	reasoningEffort, toolChoice     string
+	parallel, quietThinking         bool
+	trimOutputs                     int
+	jsonOutput                      bool
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -48,8 +49,10 @@ func (a *app) runCommand() *cobra.Command {
 			"output as it is written; its thinking (dimmed) and each tool call, as it starts and as it ends, go\n" +
 			"to standard error. --json prints one JSON event per line instead.\n" +
 			"The API key comes from OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY; with --base-url\n" +
-			"(Ollama, vLLM, another OpenAI-compatible server) the key may be absent. Every flag but --system\n" +
-			"has a default in quiver.toml's [run] section.\n" +
+			"(Ollama, vLLM, another OpenAI-compatible server) the key may be absent. Every flag has a default in\n" +
+			"quiver.toml's [run] section, checked when the file is loaded; all are checked before the first request.\n" +
+			"The model gets a short system prompt, the guidance every tool shares: --system replaces it (--system ''\n" +
+			"sends none), --system-append adds to it (or to --system), keeping it.\n" +
 			"--json-output cuts the final answer down to its JSON value (a fence, prose around it) and prints\n" +
 			"only that on standard output, the model's other text going to standard error; an answer with no\n" +
 			"JSON is a failure. --trim-outputs bounds the conversation: older tool outputs give way to a stub\n" +
@@ -106,7 +109,8 @@ func (a *app) runCommand() *cobra.Command {
 	fl.StringVar(&f.model, "model", "", "the model's name (required)")
 	fl.StringVar(&f.baseURL, "base-url", "", "the API's base URL, for Ollama and other compatible servers")
 	fl.StringVar(&f.api, "api", "", "OpenAI's API: responses or chat (default: responses for OpenAI's reasoning models, chat otherwise and with --base-url)")
-	fl.StringVar(&f.system, "system", "", "system instructions")
+	fl.StringVar(&f.system, "system", "", "replace the default system prompt (the guidance every tool shares) with TEXT; '' sends none")
+	fl.StringVar(&f.systemAppend, "system-append", "", "add TEXT after the system prompt, keeping the default guidance")
 	fl.IntVar(&f.maxTurns, "max-turns", agent.DefaultMaxTurns, "the most replies the model may give")
 	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "the most tokens the run may spend, thinking included (0: no limit)")
 	fl.IntVar(&f.maxOutputTokens, "max-output-tokens", 0, "the most tokens one reply may take (0: the provider's default)")
@@ -134,6 +138,13 @@ func (f *runFlags) merge(cmd *cobra.Command, c config.Run) {
 	pick("api", &f.api, c.API)
 	pick("reasoning-effort", &f.reasoningEffort, c.ReasoningEffort)
 	pick("tool-choice", &f.toolChoice, c.ToolChoice)
+	pick("system-append", &f.systemAppend, c.SystemAppend)
+	if unset("system") {
+		f.system = agent.DefaultSystem
+		if c.System != "" {
+			f.system = c.System
+		}
+	}
 	if unset("thinking-budget") && c.ThinkingBudget != 0 {
 		f.thinkingBudget = c.ThinkingBudget
 	}
@@ -202,7 +213,7 @@ func (f *runFlags) checkToolChoice(ctx context.Context, cmd *cobra.Command, tk *
 // agentConfig checks the settings and turns them into the run's budget and
 // request options.
 func (f *runFlags) agentConfig() (agent.Config, error) {
-	c := agent.Config{System: f.system, MaxTurns: f.maxTurns, MaxTokens: f.maxTokens, MaxOutputTokens: f.maxOutputTokens,
+	c := agent.Config{System: joinPrompt(f.system, f.systemAppend), MaxTurns: f.maxTurns, MaxTokens: f.maxTokens, MaxOutputTokens: f.maxOutputTokens,
 		Reasoning:   driver.ReasoningConfig{BudgetTokens: f.thinkingBudget, Effort: f.reasoningEffort},
 		TrimOutputs: f.trimOutputs, JSONAnswer: f.jsonOutput}
 	if f.trimOutputs < 0 {
@@ -216,6 +227,14 @@ func (f *runFlags) agentConfig() (agent.Config, error) {
 		c.ToolChoice = driver.Choose(f.toolChoice)
 	}
 	return c, nil
+}
+
+// joinPrompt is the system prompt, then the text added after it.
+func joinPrompt(system, appended string) string {
+	if system == "" || appended == "" {
+		return system + appended
+	}
+	return strings.TrimRight(system, "\n") + "\n\n" + appended
 }
 
 // textOut is where the model's streamed text goes: standard output, but
