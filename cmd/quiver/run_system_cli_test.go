@@ -10,7 +10,7 @@ import (
 
 // quiver run sends the shared guidance as its system prompt; --system and
 // [run] system replace it, --system-append and [run] system_append add to
-// it, and --system ” sends none.
+// it, and an empty --system sends none.
 func TestRunSystemPrompt(t *testing.T) {
 	t.Parallel()
 	guidance := strings.TrimSpace(agent.DefaultSystem)
