@@ -81,7 +81,7 @@ func (a *app) mcpSession(cmd *cobra.Command, f mcpClientFlags, url string, fn fu
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "quiver", Version: version}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "quiver", Version: buildVersion().Version}, nil)
 	transport := &mcp.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true,
 		HTTPClient: &http.Client{Transport: addHeaders{header, http.DefaultTransport}}}
 	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})

@@ -169,7 +169,7 @@ func (a *app) elicitApprover(logger *slog.Logger) (policy.Approver, error) {
 // serveOptions turns the flags into server options and, for --http, the
 // address to listen on; bad ones are usage errors.
 func (a *app) serveOptions(f serveFlags, logger *slog.Logger) (mcpserver.Options, string, error) {
-	o := mcpserver.Options{Name: "quiver", Version: version, Logger: logger,
+	o := mcpserver.Options{Name: "quiver", Version: buildVersion().Version, Logger: logger,
 		AllowedHosts: f.allowedHosts, AllowedOrigins: f.allowedOrigins,
 		MaxSessions: f.maxSessions, MaxSessionsSetting: "--max-sessions", MaxBodyBytes: f.maxBody,
 		SessionTimeout: f.sessionTimeout, ShutdownGrace: f.shutdownGrace}
