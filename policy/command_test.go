@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -186,7 +187,7 @@ func TestStdinProgramRefusedAtRunTime(t *testing.T) {
 				t.Fatal(err)
 			}
 			gate := p.CommandGate(nil, "exec_command", Verdict{Decision: Ask}, true, nil, nil)
-			env := shell.HostEnv(nil)
+			env := sandbox.HostEnv(nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			var out strings.Builder

@@ -1,8 +1,9 @@
 // Package sandbox confines every process Quiver starts — exec_command's
 // programs in the foreground and the background, custom command tools,
 // script tools, the rg and fd of the CLI provider, the git of
-// git_status_summary and MCP servers started over stdio — with the kernel,
-// not with string checks.
+// git_status_summary, MCP servers started over stdio and quiver-models —
+// with the kernel, not with string checks, each started through one path
+// (see The start path).
 //
 // The policy decides whether a call may run; a [Profile] bounds what the
 // process it starts can do once it runs, whatever the program turns out to
@@ -174,6 +175,47 @@
 // library, a test binary — is its own launcher: a host needs to do nothing,
 // as long as it does not hide its init functions (a host that re-execs
 // itself for its own purposes must not set QUIVER_SANDBOX_SPEC).
+//
+// # The start path
+//
+// Every process Quiver starts goes through one path, the start path: a
+// [Process], made by [Command] (a program with a process group of its own,
+// as custom and script tools, the CLI provider's rg and fd, the git of
+// git_status_summary, MCP stdio servers, quiver-models and `quiver sandbox`
+// start theirs) or by [Group.Command] (the programs of one exec_command
+// run, which share a [Group]). Each layer is applied there, once:
+//
+//   - the environment: the minimal one ([HostEnv]: PATH, HOME, the user,
+//     the locale, the terminal) unless the caller sets the whole of it, and
+//     [Profile.Env]'s git protections and the call's TMPDIR on top;
+//   - the sandbox: [Profile.Wrap], which makes the program the launcher's
+//     (below), or refuses with an [*UnavailableError] before anything runs;
+//   - the process tree: a process group of the call's, or, confined, the
+//     launcher as init of a PID namespace of its own (it leads its own
+//     process group: an init cannot join one outside its namespace);
+//   - the end: the context's end, [Process.Kill], [Group.Kill] and the exit
+//     of a Command's program each kill the whole tree — the process groups,
+//     each started process through its pidfd, and so, confined, everything
+//     in its PID namespace. Unconfined, a program may leave the process
+//     group (setsid, a daemon): on Linux every process of an unconfined
+//     group carries a random token in its environment, and the kill also
+//     kills every process of the user's whose environment holds it. That
+//     reaches what ordinary programs leave behind; a hostile program that
+//     scrubs its environment escapes it, which is what confinement is for;
+//   - the wait: [OutputGrace] bounds the wait for output pipes still held
+//     once the program has exited, ETXTBSY is retried, and the leader of a
+//     shared group is waited for without being reaped, so that its process
+//     group's id cannot be reused while the group may still be killed;
+//   - [Process.Stop] ends a program that serves requests on its standard
+//     input (an MCP server, quiver-models) as they expect: stdin closed,
+//     then SIGTERM, then the kill of the tree.
+//
+// Bounded capture stays with the callers, which each know what they keep
+// (a head and a tail for a model, the end of standard error for a
+// message). No other package calls exec.Command, exec.CommandContext,
+// os.StartProcess or syscall.ForkExec, or builds an exec.Cmd: the module's
+// startpath_test.go fails when one does, and lists the few files allowed
+// (the launcher's own fork, the test harness) with the reason for each.
 //
 // # One call, one confined world
 //

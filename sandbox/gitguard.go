@@ -1,11 +1,12 @@
 package sandbox
 
 import (
+	"bytes"
+	"context"
 	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -65,11 +66,13 @@ func gitExecutables(path string) []string {
 	if v, ok := gitExecMemo.Load(path); ok {
 		return v.([]string)
 	}
-	out, err := exec.Command(path, "--exec-path").Output()
-	if err != nil {
+	var out bytes.Buffer
+	probe := Command(context.Background(), nil, path, "--exec-path")
+	probe.Stdout = &out
+	if err := probe.Run(); err != nil {
 		return nil
 	}
-	execPath := strings.TrimSpace(string(out))
+	execPath := strings.TrimSpace(out.String())
 	list := []string{path, execPath}
 	for _, bin := range []string{path, filepath.Join(execPath, "git")} {
 		if interp := elfInterpreter(bin); interp != "" && !slices.Contains(list, interp) {

@@ -289,7 +289,10 @@ func ToolError(err error) error {
 	return tool.Errorf(tool.CodeExecutionFailed, "%w", err)
 }
 
-// Wrap rewrites cmd so that it starts under p: its program becomes the
+// Wrap is the sandbox layer of the start path ([Process], which every
+// process Quiver starts goes through; start one with [Command] or
+// [Group.Command], not with Wrap). It rewrites cmd so that it starts under
+// p: its program becomes the
 // launcher, which is started with no environment but the profile (cmd's
 // environment travels inside it to the program alone), and its SysProcAttr
 // gains the namespaces (fields already set, such as Setpgid, are kept).
@@ -300,14 +303,15 @@ func ToolError(err error) error {
 // for a program a signal killed); when cmd's process ends, so does every
 // process the program started.
 // A relative cmd.Path is taken relative to cmd.Dir. Under every profile,
-// unconfined ones and nil included, cmd's environment gets [Profile.Env]. Where the kernel cannot
+// unconfined ones and nil included, cmd's environment (nil: [HostEnv](nil))
+// gets [Profile.Env]. Where the kernel cannot
 // enforce p, Wrap returns an [*UnavailableError] and cmd must not be run.
 func (p *Profile) Wrap(cmd *exec.Cmd) error {
 	if p != nil && p.noProcess { // nil is a valid, unconfined profile
 		return ErrNoProcess
 	}
 	if cmd.Env == nil {
-		cmd.Env = os.Environ()
+		cmd.Env = HostEnv(nil)
 	}
 	cmd.Env = p.Env(cmd.Env)
 	if !p.Confined() {

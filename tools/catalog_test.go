@@ -93,10 +93,9 @@ func schemas(t *testing.T, tl *tool.Tool) (in, out *jsonschema.Schema) {
 // InProcess call outright, and a process it started would run on.
 var (
 	startsProcesses = map[string]bool{
-		"os/exec":                                        true,
-		"github.com/quiverkit/quiver/sandbox":            true,
-		"github.com/quiverkit/quiver/internal/shell":     true,
-		"github.com/quiverkit/quiver/internal/procgroup": true,
+		"os/exec":                                    true,
+		"github.com/quiverkit/quiver/sandbox":        true,
+		"github.com/quiverkit/quiver/internal/shell": true,
 	}
 	startProcess = map[string]bool{"os.StartProcess": true, "syscall.ForkExec": true, "syscall.StartProcess": true, "syscall.Exec": true}
 )

@@ -237,8 +237,8 @@ func execSpec(ctx context.Context, tc tool.Context, in ExecCommandInput, cfg Exe
 	if err != nil {
 		return shell.Spec{}, sandbox.ToolError(err)
 	}
-	base := shell.HostEnv(cfg.EnvAllow)
-	return shell.Spec{Command: in.Command, Argv: in.Argv, Dir: dir, Env: shell.MergeEnv(base, in.Env),
+	base := sandbox.HostEnv(cfg.EnvAllow)
+	return shell.Spec{Command: in.Command, Argv: in.Argv, Dir: dir, Env: sandbox.MergeEnv(base, in.Env),
 		BaseEnv: base, Workspace: ws, Gate: gate, Sandbox: box}, nil
 }
 

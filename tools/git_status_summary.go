@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/quiverkit/quiver/internal/procgroup"
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
@@ -147,18 +146,16 @@ func gitDir(ws *workspace.Workspace, p string) (string, error) {
 	return abs, nil
 }
 
-// gitCommand returns a git command that reads only: no optional locks,
-// paths unquoted, messages in English, the minimal environment, and the
-// protections every git Quiver starts gets (no fsmonitor, no pager, no
-// hooks: see sandbox.GitEnv) once box wraps it.
-func gitCommand(ctx context.Context, dir string, args ...string) *exec.Cmd {
+// gitCommand returns a git that reads only, under box, through the start
+// path: no optional locks, paths unquoted, messages in English, the
+// minimal environment, and the protections every git Quiver starts gets
+// (no fsmonitor, no pager, no hooks: see sandbox.GitEnv).
+func gitCommand(ctx context.Context, box *sandbox.Profile, dir string, args ...string) *sandbox.Process {
 	full := append([]string{"-c", "core.quotepath=off", "--no-pager"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = dir
-	cmd.Env = append(shell.HostEnv(nil), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
-	procgroup.Own(cmd)
-	cmd.WaitDelay = time.Second
-	return cmd
+	proc := sandbox.Command(ctx, box, "git", full...)
+	proc.Dir = dir
+	proc.Env = append(sandbox.HostEnv(nil), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
+	return proc
 }
 
 // runGit runs a git command with a small output and returns its stdout.
@@ -177,25 +174,26 @@ func runGit(ctx context.Context, box *sandbox.Profile, dir string, args ...strin
 func streamGit(ctx context.Context, box *sandbox.Profile, dir string, consume func(io.Reader) error, args ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := gitCommand(ctx, dir, args...)
-	if err := box.Wrap(cmd); err != nil {
-		return sandbox.ToolError(err)
-	}
+	proc := gitCommand(ctx, box, dir, args...)
 	var stderr bytes.Buffer
-	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 8 << 10}
-	stdout, err := cmd.StdoutPipe()
+	proc.Stderr = &limitedBuffer{buf: &stderr, max: 8 << 10}
+	stdout, err := proc.StdoutPipe()
 	if err != nil {
 		return tool.Errorf(tool.CodeExecutionFailed, "git: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
-		if errors.Is(err, exec.ErrNotFound) {
+	if err := proc.Start(); err != nil {
+		var ue *sandbox.UnavailableError
+		switch {
+		case errors.As(err, &ue):
+			return sandbox.ToolError(err)
+		case errors.Is(err, exec.ErrNotFound):
 			return tool.Errorf(tool.CodeExecutionFailed, "git is not installed (not found in PATH)")
 		}
 		return tool.Errorf(tool.CodeExecutionFailed, "git: %w", err)
 	}
 	perr := consume(stdout)
 	io.Copy(io.Discard, stdout)
-	werr := cmd.Wait()
+	werr := proc.Wait()
 	switch {
 	case ctx.Err() != nil:
 		return tool.Errorf(tool.CodeTimeout, "git %s did not finish within %s", args[0], gitTimeout)

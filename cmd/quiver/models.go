@@ -39,11 +39,12 @@ func (a *app) model(cfg *config.Config, s driver.Spec) (driver.Model, error) {
 		return nil, fmt.Errorf("%s is where the tools may write (the workspace or a writable root): "+
 			"install quiver-models outside it, or name another with %s", path, modelsEnv)
 	}
-	c := process.Config{Path: path, Spec: s}
+	// It writes nothing: read-only whatever the write scope, with the
+	// network it exists to reach; it holds the API keys, so it gets
+	// Quiver's whole environment.
+	c := process.Config{Path: path, Spec: s, Sandbox: box, Env: os.Environ()}
 	if box.Confined() {
-		// It writes nothing: read-only whatever the write scope, with the
-		// network it exists to reach.
-		c.Confine = box.With(sandbox.ReadOnly).Wrap
+		c.Sandbox = box.With(sandbox.ReadOnly)
 	}
 	m := process.New(c)
 	a.closer = append(a.closer, m)

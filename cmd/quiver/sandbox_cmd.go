@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/sandbox"
 )
 
@@ -114,21 +114,20 @@ func (a *app) runSandboxed(cmd *cobra.Command, args []string, network bool) erro
 	if network {
 		box = box.WithNetwork()
 	}
-	box, remove, err := box.WithTempDir()
-	if err != nil {
-		return &exitError{code: exitTool, msg: "quiver: " + err.Error()}
-	}
-	defer remove()
 	path, err := exec.LookPath(args[0])
 	if err != nil {
 		return &exitError{code: 127, msg: "quiver: " + err.Error()}
 	}
-	c := &exec.Cmd{Path: path, Args: args, Dir: tk.Workspace().Dir(),
-		Env: shell.HostEnv(a.cfg.Exec.EnvAllow), Stdin: os.Stdin, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
-	if err := box.Wrap(c); err != nil {
-		return &exitError{code: exitTool, msg: "quiver: " + err.Error()}
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	err = c.Run()
+	proc := sandbox.Command(ctx, box, path, args[1:]...)
+	proc.Args[0] = args[0]
+	proc.Dir, proc.Env = tk.Workspace().Dir(), sandbox.HostEnv(a.cfg.Exec.EnvAllow)
+	proc.Stdin, proc.Stdout, proc.Stderr = os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr()
+	proc.Interactive = true
+	err = proc.Run()
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee) && ee.ExitCode() >= 0:

@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 // Config says which program to start and for which model.
@@ -23,10 +23,14 @@ type Config struct {
 	Args []string
 	// Spec is the model it opens.
 	Spec driver.Spec
-	// Confine, when set, is applied to the command before it starts: the
-	// quiver command confines the program with the sandbox (read-only, the
-	// network on). It may refuse, and the model then fails with its error.
-	Confine func(*exec.Cmd) error
+	// Sandbox is the profile the program runs under (nil: unconfined): the
+	// quiver command confines it read-only, with the network on. A profile
+	// the kernel cannot enforce fails the model with its error.
+	Sandbox *sandbox.Profile
+	// Env is the program's whole environment; nil is the minimal one
+	// (sandbox.HostEnv). quiver-models needs the API keys, so the quiver
+	// command passes its own.
+	Env []string
 }
 
 // Model is a [driver.Model] served by a program of its own. The program
@@ -123,7 +127,7 @@ func (m *Model) send(op string, req driver.Request) (*conn, *call, error) {
 
 // conn is one run of the program.
 type conn struct {
-	cmd    *exec.Cmd
+	proc   *sandbox.Process
 	stdin  io.WriteCloser
 	stderr *tail
 	wmu    sync.Mutex
@@ -137,26 +141,21 @@ type conn struct {
 // start starts the program and sends it the spec; it does not wait for
 // the program's answer, which comes before any reply to a request.
 func start(cfg Config) (*conn, error) {
-	cmd := exec.Command(cfg.Path, cfg.Args...)
+	proc := sandbox.Command(context.Background(), cfg.Sandbox, cfg.Path, cfg.Args...)
 	// It needs no working directory; in / rather than the caller's (the
 	// workspace), no file where the tools write can configure it.
-	cmd.Dir = "/"
-	c := &conn{cmd: cmd, stderr: &tail{}, calls: map[int64]*call{0: newCall(0)}, nextID: 1, gone: make(chan struct{})}
-	cmd.Stderr = c.stderr
-	stdin, err := cmd.StdinPipe()
+	proc.Dir, proc.Env = "/", cfg.Env
+	c := &conn{proc: proc, stderr: &tail{}, calls: map[int64]*call{0: newCall(0)}, nextID: 1, gone: make(chan struct{})}
+	proc.Stderr = c.stderr
+	stdin, err := proc.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("model process: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	stdout, err := proc.StdoutPipe()
 	if err != nil {
 		return nil, fmt.Errorf("model process: %w", err)
 	}
-	if cfg.Confine != nil {
-		if err := cfg.Confine(cmd); err != nil {
-			return nil, fmt.Errorf("model process: %w", err)
-		}
-	}
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(); err != nil {
 		return nil, fmt.Errorf("model process: %w", err)
 	}
 	c.stdin = stdin
@@ -211,7 +210,7 @@ func (c *conn) read(stdout io.Reader) {
 	for {
 		var r reply
 		if err := dec.Decode(&r); err != nil {
-			werr := c.cmd.Wait()
+			werr := c.proc.Wait()
 			c.fail(c.exitError(err, werr))
 			return
 		}
@@ -279,7 +278,7 @@ func (c *conn) close() error {
 	select {
 	case <-c.gone:
 	case <-time.After(closeGrace):
-		c.cmd.Process.Kill()
+		c.proc.Kill()
 		<-c.gone
 	}
 	return nil

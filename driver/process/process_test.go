@@ -114,7 +114,7 @@ func child(t *testing.T, model string) *Model {
 		t.Fatal(err)
 	}
 	t.Setenv(childEnv, "1")
-	m := New(Config{Path: exe, Spec: driver.Spec{Provider: "openai", Model: model}})
+	m := New(Config{Path: exe, Spec: driver.Spec{Provider: "openai", Model: model}, Env: os.Environ()})
 	t.Cleanup(func() { m.Close() })
 	return m
 }

@@ -9,13 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
@@ -164,8 +162,7 @@ func (st *runState) unsafeAssignments(env []string) []string {
 // the interpreter holds in memory.
 const maxCapture = 16 << 20
 
-// start starts a checked program in the run's process group and waits for
-// it.
+// start starts a checked program in the run's group and waits for it.
 func (st *runState) start(ctx context.Context, p procIO, path string, argv []string) int {
 	box, argv := st.spec.Sandbox.ForProgram(path, argv)
 	guard := box.GuardGit()
@@ -177,58 +174,35 @@ func (st *runState) start(ctx context.Context, p procIO, path string, argv []str
 	return code
 }
 
-// startIn is start under the profile box.
+// startIn is start under the profile box, one derived from the run's.
 func (st *runState) startIn(ctx context.Context, box *sandbox.Profile, p procIO, path string, argv []string) int {
 	if box.Confined() && !kernelExecutable(path) {
 		// The launcher's exec would fail with ENOEXEC; run it as bash would.
 		return st.runScriptFile(ctx, p, path, argv)
 	}
-	newCmd := func() (*exec.Cmd, error) {
-		cmd := &exec.Cmd{Path: path, Args: argv, Env: p.env, Dir: p.dir, Stdin: p.stdin, Stdout: p.stdout, Stderr: p.stderr, WaitDelay: time.Second}
-		if _, ok := p.stdout.(*os.File); !ok {
-			cmd.Stdout = &limitWriter{w: p.stdout, n: maxCapture, name: argv[0], stderr: p.stderr}
-		}
-		return cmd, box.Wrap(cmd)
+	proc := st.group.Command(path)
+	proc.Args, proc.Env, proc.Dir, proc.Profile = argv, p.env, p.dir, box
+	proc.Stdin, proc.Stdout, proc.Stderr = p.stdin, p.stdout, p.stderr
+	if _, ok := p.stdout.(*os.File); !ok {
+		proc.Stdout = &limitWriter{w: p.stdout, n: maxCapture, name: argv[0], stderr: p.stderr}
 	}
-	cmd, err := newCmd()
-	if err != nil {
-		fmt.Fprintf(p.stderr, "%s: %v\n", argv[0], err)
-		return 126
-	}
-	leader, err := st.group.start(cmd)
-	// A file another process is still writing (just built, say) cannot be
-	// executed for a moment; see https://go.dev/issue/22315. (Under the
-	// sandbox the launcher retries its own exec.)
-	for delay := time.Millisecond; errors.Is(err, syscall.ETXTBSY) && delay < 300*time.Millisecond; delay *= 2 {
-		time.Sleep(delay)
-		cmd, _ = newCmd()
-		leader, err = st.group.start(cmd)
-	}
+	err := proc.Start()
 	switch {
 	case errors.Is(err, syscall.ENOEXEC):
 		return st.runScriptFile(ctx, p, path, argv)
-	case errors.Is(err, errRunEnded):
+	case errors.Is(err, sandbox.ErrGroupClosed):
 		return 126
 	case err != nil:
 		fmt.Fprintf(p.stderr, "%s: %v\n", argv[0], unwrapExec(err))
 		return 126
 	}
-	if leader {
-		code, err := waitLeader(cmd.Process.Pid)
-		st.group.exited(cmd)
-		if err != nil {
-			fmt.Fprintf(p.stderr, "%s: %v\n", argv[0], err)
-			return 1
-		}
-		return code
-	}
-	err = cmd.Wait()
-	st.group.exited(cmd)
-	if cmd.ProcessState == nil {
+	if err := proc.Wait(); err != nil && proc.State() == nil {
+		// Not an exit status: the wait itself failed. (A group's leader has
+		// no State until the group closes; its Wait fails only so.)
 		fmt.Fprintf(p.stderr, "%s: %v\n", argv[0], err)
 		return 1
 	}
-	return exitStatus(cmd.ProcessState)
+	return proc.ExitStatus()
 }
 
 // kernelExecutable reports whether the kernel would exec the file at path

@@ -11,12 +11,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quiverkit/quiver/sandbox"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
 
 var errRefused = errors.New("refused by the command gate")
+
+// errRunEnded is the cause of a run's context once the run has ended.
+var errRunEnded = errors.New("the run has ended")
 
 // strayWait is how long a run waits for the end of its output, once its
 // process group is dead, before looking for programs that left the group
@@ -49,19 +53,16 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 	if spec.Gate == nil {
 		return Outcome{}, errors.New("shell: no command gate")
 	}
-	if spec.Sandbox.Confined() {
-		if err := spec.Sandbox.Check(); err != nil {
-			return Outcome{}, err
-		}
-		if spec.Sandbox.TempDir == "" {
-			box, remove, err := spec.Sandbox.WithTempDir()
-			if err != nil {
-				return Outcome{}, err
-			}
-			defer remove()
-			spec.Sandbox = box
-		}
+	runCtx, halt := context.WithCancelCause(ctx)
+	defer halt(errRunEnded)
+	// The run's processes: one group, killed when runCtx ends, with the
+	// run's TMPDIR.
+	group, err := sandbox.NewGroup(runCtx, spec.Sandbox)
+	if err != nil {
+		return Outcome{}, err
 	}
+	spec.Sandbox = group.Profile()
+	defer group.Close()
 	var file *syntax.File
 	if spec.Argv == nil {
 		var err error
@@ -85,9 +86,7 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 		io.CopyBuffer(onlyWriter{spec.Output}, pr, buf)
 	}()
 
-	runCtx, halt := context.WithCancelCause(ctx)
-	st := &runState{spec: &spec, halt: halt, basePath: envValue(spec.BaseEnv, "PATH"), base: envMap(spec.BaseEnv)}
-	stopKill := context.AfterFunc(runCtx, st.group.kill)
+	st := &runState{spec: &spec, halt: halt, group: group, basePath: envValue(spec.BaseEnv, "PATH"), base: envMap(spec.BaseEnv)}
 	var code int
 	if spec.Argv != nil {
 		code = st.runArgv(runCtx, stdin, pw)
@@ -95,13 +94,12 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 		code = st.runShell(runCtx, file, stdin, pw)
 	}
 	halt(errRunEnded)
-	stopKill()
-	st.group.kill()
+	group.Kill()
 	if !st.joinBackground(strayWait) {
 		killPipeHolders(pr)
 		st.joinBackground(drainGrace)
 	}
-	st.group.reap()
+	group.Close()
 
 	pw.Close()
 	if !done(copied, strayWait) {
@@ -146,7 +144,7 @@ type onlyWriter struct{ io.Writer }
 type runState struct {
 	spec     *Spec
 	halt     context.CancelCauseFunc
-	group    group
+	group    *sandbox.Group
 	basePath string
 	base     map[string]string
 

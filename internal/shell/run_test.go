@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/workspace"
 )
 
@@ -58,7 +59,7 @@ func (s *syncBuffer) String() string {
 }
 
 func (e *runEnv) spec(line string) Spec {
-	env := HostEnv(nil)
+	env := sandbox.HostEnv(nil)
 	return Spec{Command: line, Dir: e.dir, Env: env, BaseEnv: env, Workspace: e.ws, Gate: e.gate}
 }
 
@@ -347,7 +348,7 @@ func TestRunEnvironment(t *testing.T) {
 		t.Errorf("a secret in the host's environment reached the command: %+v %q", o, out)
 	}
 	spec := e.spec("printenv QUIVER_TEST_SECRET")
-	spec.Env = BaseEnv(os.Environ(), []string{"QUIVER_TEST_*"})
+	spec.Env = sandbox.BaseEnv(os.Environ(), []string{"QUIVER_TEST_*"})
 	if _, out := e.runSpec(spec, hangGuard); out != "hunter2\n" {
 		t.Errorf("an allowed variable did not: %q", out)
 	}

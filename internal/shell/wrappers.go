@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 // A wrapper is a program that runs the command given in its arguments (env
@@ -374,20 +376,7 @@ func isAssignment(s string) bool {
 }
 
 // validName reports whether s is a valid environment variable name.
-func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		switch {
-		case c == '_', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-		case c >= '0' && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
+var validName = sandbox.ValidEnvName
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

@@ -75,7 +75,7 @@ type Options struct {
 	Timeout time.Duration
 	// LookPath finds a program; nil means exec.LookPath. Tests set it.
 	LookPath func(string) (string, error)
-	// EnvAllow names host variables passed on, beyond shell.BaseEnvNames,
+	// EnvAllow names host variables passed on, beyond sandbox.BaseEnvNames,
 	// to the programs of tools that wrap one ([exec] env_allow).
 	EnvAllow []string
 }

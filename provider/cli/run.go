@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -38,20 +37,24 @@ var errFallback = errors.New("served in process")
 func (r runner) run(ctx context.Context, dir string, args []string, read func(io.Reader) error) (stderr string, err error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, r.timeout, errTimedOut)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.path, args...)
-	cmd.Dir = dir
-	cmd.Env = cleanEnv()
-	cmd.WaitDelay = time.Second
-	if err := confine(cmd, dir); err != nil {
-		return "", err
-	}
-	var errBuf limitedBuffer
-	cmd.Stderr = &errBuf
-	out, err := cmd.StdoutPipe()
+	box, err := confine(dir, r.path)
 	if err != nil {
 		return "", err
 	}
-	if err := cmd.Start(); err != nil {
+	proc := sandbox.Command(ctx, box, r.path, args...)
+	proc.Dir = dir
+	proc.Env = cleanEnv()
+	var errBuf limitedBuffer
+	proc.Stderr = &errBuf
+	out, err := proc.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := proc.Start(); err != nil {
+		var ue *sandbox.UnavailableError
+		if errors.As(err, &ue) {
+			return "", errFallback
+		}
 		return "", tool.Errorf(tool.CodeExecutionFailed, "start %s: %w", r.path, err)
 	}
 	readErr := read(bufio.NewReaderSize(out, 256<<10))
@@ -60,7 +63,7 @@ func (r runner) run(ctx context.Context, dir string, args []string, read func(io
 	} else {
 		_, _ = io.Copy(io.Discard, out)
 	}
-	waitErr := cmd.Wait()
+	waitErr := proc.Wait()
 	if errors.Is(context.Cause(ctx), errTimedOut) {
 		return errBuf.String(), tool.Errorf(tool.CodeTimeout, "%s did not finish in %s; narrow the path or the pattern", r.path, r.timeout)
 	}
@@ -72,22 +75,18 @@ func (r runner) run(ctx context.Context, dir string, args []string, read func(io
 
 var errTimedOut = errors.New("the program's time is up")
 
-// confine starts cmd read-only, able to read only the workspace dir, the
-// program itself and the system's program directories: rg opens the paths it walks by name,
-// so a directory swapped for a symlink to the outside while it runs would
-// otherwise be followed; the kernel refuses that open. Where the sandbox is
-// unavailable the call is served in process, by the engine that walks
-// through os.Root.
-func confine(cmd *exec.Cmd, dir string) error {
+// confine returns the profile rg and fd run under: read-only, able to
+// read only the workspace dir, the program itself and the system's program
+// directories: rg opens the paths it walks by name, so a directory swapped
+// for a symlink to the outside while it runs would otherwise be followed;
+// the kernel refuses that open. Where the sandbox is unavailable the call
+// is served in process, by the engine that walks through os.Root.
+func confine(dir, program string) (*sandbox.Profile, error) {
 	box, err := sandbox.Default(dir)
-	if err == nil {
-		err = box.ReadingOnly(dir, cmd.Path).Wrap(cmd)
+	if err != nil {
+		return nil, err
 	}
-	var ue *sandbox.UnavailableError
-	if errors.As(err, &ue) {
-		return errFallback
-	}
-	return err
+	return box.ReadingOnly(dir, program), nil
 }
 
 // exitCode returns a finished program's exit status, or -1.
@@ -99,19 +98,12 @@ func exitCode(err error) int {
 	return -1
 }
 
-// cleanEnv is the environment programs run with: the caller's, minus the
-// variables through which a user's own configuration would reach them.
+// cleanEnv is the environment programs run with: the minimal one, with
+// HOME and XDG_CONFIG_HOME pointing nowhere, so that no configuration of
+// the user's (a global ignore file, RIPGREP_CONFIG_PATH's file) changes
+// what they search.
 func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case "HOME", "XDG_CONFIG_HOME", "RIPGREP_CONFIG_PATH", "GIT_DIR", "GIT_WORK_TREE":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "HOME=/nonexistent", "XDG_CONFIG_HOME=/nonexistent")
+	return sandbox.MergeEnv(sandbox.HostEnv(nil), []string{"HOME=/nonexistent", "XDG_CONFIG_HOME=/nonexistent"})
 }
 
 // limitedBuffer keeps the first stderrLimit bytes written to it.

@@ -66,7 +66,7 @@ func newWrapped(name, program string, opts *Options) (*tool.Tool, error) {
 	if strings.TrimSpace(program) == "" || strings.ContainsAny(program, " \t\n") {
 		return nil, fmt.Errorf("tools.cli.aliases.%s: %q must name one program, without arguments", name, program)
 	}
-	w := &wrapped{name: name, program: program, env: shell.HostEnv(opts.EnvAllow), opts: opts}
+	w := &wrapped{name: name, program: program, env: sandbox.HostEnv(opts.EnvAllow), opts: opts}
 	return &tool.Tool{
 		Name: name,
 		Description: fmt.Sprintf("Runs the program %s with the given arguments, without a shell, in the workspace; "+

@@ -26,7 +26,7 @@ const DefaultTimeout = 60 * time.Second
 
 // Options are the settings shared by every custom tool.
 type Options struct {
-	// EnvAllow names host variables passed on beyond shell.BaseEnvNames
+	// EnvAllow names host variables passed on beyond sandbox.BaseEnvNames
 	// ([exec] env_allow).
 	EnvAllow []string
 }
@@ -106,7 +106,7 @@ func build(c config.Custom, opts Options) (*tool.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.env = shell.HostEnv(opts.EnvAllow)
+	d.env = sandbox.HostEnv(opts.EnvAllow)
 	desc := c.Description
 	if desc == "" {
 		desc = "Runs a command."

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/quiverkit/quiver/internal/procgroup"
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
@@ -26,7 +25,8 @@ type Process struct {
 	// Combined sends standard error to the Stdout capture, interleaved.
 	Combined bool
 	// Sandbox confines the program (see package sandbox); a confined run
-	// gets a private TMPDIR, removed when it ends. nil runs it unconfined.
+	// gets a private TMPDIR, removed when it ends. nil runs it unconfined
+	// (in a process group of its own, killed whole all the same).
 	Sandbox *sandbox.Profile
 }
 
@@ -59,41 +59,26 @@ type Outcome struct {
 // last 512 KiB. The pipeline's output cache trims the model's view further.
 var captureBudget = shell.Budget{HeadBytes: 512 << 10, TailBytes: 512 << 10, HeadLines: 1 << 30, TailLines: 1 << 30}
 
-// waitDelay is how long Run waits for the output pipes to close once the
-// program has exited: a child that left the process group may hold them.
-const waitDelay = 2 * time.Second
-
-// Run runs p to its end, its timeout or the end of ctx. On a timeout or a
-// cancellation the whole process group is killed. An error means the program
-// could not be started (or ctx ended, reported as ctx's error).
+// Run runs p to its end, its timeout or the end of ctx, through the start
+// path (sandbox.Command): however it ends, nothing the program started
+// outlives it. An error means the program could not be started (or ctx
+// ended, reported as ctx's error).
 func Run(ctx context.Context, p Process) (Outcome, error) {
 	runCtx, cancel := context.WithTimeout(ctx, p.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, p.Argv[0], p.Argv[1:]...)
-	cmd.Dir, cmd.Env, cmd.Stdin = p.Dir, p.Env, p.Stdin
-	cmd.WaitDelay = waitDelay
-	procgroup.Own(cmd)
-	box, remove, err := p.Sandbox.WithTempDir()
-	if err != nil {
-		return Outcome{}, err
-	}
-	defer remove()
-	if err := box.Wrap(cmd); err != nil {
-		return Outcome{}, err
-	}
+	proc := sandbox.Command(runCtx, p.Sandbox, p.Argv[0], p.Argv[1:]...)
+	proc.Dir, proc.Env, proc.Stdin = p.Dir, p.Env, p.Stdin
 	stdout := shell.NewSpool(captureBudget, nil)
 	stderr := stdout
 	if !p.Combined {
 		stderr = shell.NewSpool(captureBudget, nil)
 	}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err = cmd.Run()
-	if errors.Is(err, exec.ErrWaitDelay) {
-		// The program exited but something it started still holds the
-		// output: a child left running in its group. End it too.
-		procgroup.Kill(cmd)
+	proc.Stdout, proc.Stderr = stdout, stderr
+	if err := proc.Start(); err != nil {
+		return Outcome{}, err
 	}
-	out := Outcome{ExitCode: cmd.ProcessState.ExitCode(), Stdout: stdout.View()}
+	err := proc.Wait()
+	out := Outcome{ExitCode: proc.ExitCode(), Stdout: stdout.View()}
 	if !p.Combined {
 		out.Stderr = stderr.View()
 	}

@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,19 +15,19 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/quiverkit/quiver/internal/procgroup"
-	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/sandbox"
 )
 
 // conn is one running session with the server: for a command, one process.
 type conn struct {
 	sess    *sdk.ClientSession
-	cmd     *exec.Cmd // nil for a URL server
+	proc    *sandbox.Process // nil for a URL server
+	stdin   io.WriteCloser
 	stderr  *tail
 	started time.Time
 
-	removeTmp func() // removes the server's sandbox TMPDIR
+	stopOnce sync.Once
+	stopErr  error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -38,17 +38,17 @@ type conn struct {
 // start starts the server and completes the initialize handshake within
 // ctx. A server that fails is stopped before start returns.
 func (p *Provider) start(ctx context.Context) (*conn, error) {
-	c := &conn{stderr: newTail(4 << 10), started: time.Now(), done: make(chan struct{}), removeTmp: func() {}}
+	c := &conn{stderr: newTail(4 << 10), started: time.Now(), done: make(chan struct{})}
 	var transport sdk.Transport
 	if p.cfg.Command != "" {
 		if d := depth(); d >= MaxDepth {
 			return nil, fmt.Errorf("not started: Quiver is already %d MCP servers deep (%s=%d); does the server start Quiver with this same configuration?", d, depthVar, d)
 		}
-		c.cmd = p.command(c.stderr)
-		if err := p.confine(c); err != nil {
+		t, err := p.startServer(c)
+		if err != nil {
 			return nil, err
 		}
-		transport = &sdk.CommandTransport{Command: c.cmd, TerminateDuration: 2 * time.Second}
+		transport = t
 	} else {
 		transport = &sdk.StreamableClientTransport{Endpoint: p.cfg.URL, HTTPClient: p.httpClient(), MaxRetries: 2}
 	}
@@ -63,11 +63,7 @@ func (p *Provider) start(ctx context.Context) (*conn, error) {
 	})
 	sess, err := client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
-		if c.cmd != nil && c.cmd.Process != nil {
-			procgroup.Kill(c.cmd)
-			c.cmd.Wait()
-		}
-		c.removeTmp()
+		c.stop(false)
 		return nil, c.describeErr(ctx, fmt.Errorf("start: %w", err))
 	}
 	c.sess = sess
@@ -75,21 +71,64 @@ func (p *Provider) start(ctx context.Context) (*conn, error) {
 	return c, nil
 }
 
-// command builds the server's process, in a process group of its own.
-func (p *Provider) command(stderr *tail) *exec.Cmd {
-	cmd := exec.Command(p.cfg.Command, p.cfg.Args...)
-	cmd.Dir = p.cfg.Dir
-	cmd.Env = p.env()
-	cmd.Stderr = &logLines{tail: stderr, log: p.log}
-	// A helper the server left running may hold its stderr open; do not
-	// wait for it past the server's own exit.
-	cmd.WaitDelay = 500 * time.Millisecond
-	procgroup.Set(cmd)
-	return cmd
+// startServer starts the server's process through the start path
+// (sandbox.Command: the minimal environment set below, its profile, a
+// TMPDIR of its own and a process tree that ends with it) and returns the
+// transport that talks to it over its standard input and output.
+func (p *Provider) startServer(c *conn) (sdk.Transport, error) {
+	box, err := p.profile()
+	if err != nil {
+		return nil, err
+	}
+	proc := sandbox.Command(context.Background(), box, p.cfg.Command, p.cfg.Args...)
+	proc.Dir = p.cfg.Dir
+	proc.Env = p.env()
+	proc.Stderr = &logLines{tail: c.stderr, log: p.log}
+	stdin, err := proc.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := proc.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := proc.Start(); err != nil {
+		return nil, fmt.Errorf("not started: %w", err)
+	}
+	c.proc, c.stdin = proc, stdin
+	// The session ends the server by closing the writer: stdin closes, and
+	// the server gets the time the MCP spec asks for before it is stopped.
+	return &sdk.IOTransport{Reader: io.NopCloser(stdout), Writer: stopper{c}}, nil
+}
+
+// stopper closes the server's input by stopping the server.
+type stopper struct{ c *conn }
+
+func (s stopper) Write(b []byte) (int, error) { return s.c.stdin.Write(b) }
+func (s stopper) Close() error                { return s.c.stop(true) }
+
+// terminateGrace is how long a server whose input has closed gets to exit,
+// and then how long after SIGTERM, before its tree is killed.
+const terminateGrace = 2 * time.Second
+
+// stop ends the server's process, once: gracefully (stdin closed, then
+// SIGTERM, then the kill) or at once, and waits for it; its whole tree
+// ends with it.
+func (c *conn) stop(graceful bool) error {
+	if c.proc == nil {
+		return nil
+	}
+	c.stopOnce.Do(func() {
+		if !graceful {
+			c.proc.Kill()
+		}
+		c.stopErr = c.proc.Stop(c.stdin, terminateGrace)
+	})
+	return c.stopErr
 }
 
 // env is the server's environment: the minimal one every process Quiver
-// starts gets (shell.HostEnv: PATH, HOME, the user, the locale, the
+// starts gets (sandbox.HostEnv: PATH, HOME, the user, the locale, the
 // terminal), the configured variables, and the nesting depth. Nothing else
 // of Quiver's environment reaches it: not the model providers' API keys,
 // not `quiver serve --token-env`'s token. A server that needs a host
@@ -100,37 +139,23 @@ func (p *Provider) env() []string {
 		extra = append(extra, k+"="+expand(v))
 	}
 	extra = append(extra, fmt.Sprintf("%s=%d", depthVar, depth()+1))
-	return shell.MergeEnv(shell.HostEnv(nil), extra)
+	return sandbox.MergeEnv(sandbox.HostEnv(nil), extra)
 }
 
-// confine wraps the server's command in its sandbox profile, with a
-// temporary directory of its own that lives as long as the server.
-func (p *Provider) confine(c *conn) error {
-	c.removeTmp = func() {}
+// profile is the sandbox profile the server runs under: nil (unconfined)
+// when the operator opted it out.
+func (p *Provider) profile() (*sandbox.Profile, error) {
 	if p.cfg.NoSandbox {
-		return nil
+		return nil, nil
 	}
-	box := p.cfg.Sandbox
-	if box == nil {
-		dir := p.cfg.Dir
-		if dir == "" {
-			dir = "."
-		}
-		var err error
-		if box, err = sandbox.Default(dir); err != nil {
-			return err
-		}
+	if p.cfg.Sandbox != nil {
+		return p.cfg.Sandbox, nil
 	}
-	box, remove, err := box.WithTempDir()
-	if err != nil {
-		return err
+	dir := p.cfg.Dir
+	if dir == "" {
+		dir = "."
 	}
-	if err := box.Wrap(c.cmd); err != nil {
-		remove()
-		return fmt.Errorf("not started: %w", err)
-	}
-	c.removeTmp = remove
-	return nil
+	return sandbox.Default(dir)
 }
 
 // MaxDepth bounds how deep stdio MCP servers may nest: a Quiver started as
@@ -240,14 +265,11 @@ func (c *conn) endsWithin(d time.Duration) bool {
 // session already broke — the group is killed at once.
 func (c *conn) close(graceful bool) error {
 	c.closeOnce.Do(func() {
-		if !graceful && c.cmd != nil && c.cmd.Process != nil {
-			procgroup.Kill(c.cmd)
+		if !graceful {
+			c.stop(false)
 		}
 		c.closeErr = c.sess.Close()
-		if c.cmd != nil && c.cmd.Process != nil {
-			procgroup.Kill(c.cmd)
-		}
-		c.removeTmp()
+		c.stop(false)
 	})
 	return c.closeErr
 }
@@ -256,8 +278,8 @@ func (c *conn) close(graceful bool) error {
 // end of what it wrote to stderr.
 func (c *conn) describeEnd(err error) error {
 	msg := "the server closed the connection"
-	if c.cmd != nil && c.cmd.ProcessState != nil {
-		msg = "the server process ended (" + c.cmd.ProcessState.String() + ")"
+	if c.proc != nil && c.proc.State() != nil {
+		msg = "the server process ended (" + c.proc.State().String() + ")"
 	}
 	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) {
 		msg += ": " + err.Error()

@@ -34,7 +34,7 @@
 // stale, and the registry lists the server again on its next lookup.
 //
 // A stdio server gets the minimal environment of every process Quiver
-// starts (shell.HostEnv) plus what its config's env sets, where ${VAR}
+// starts (sandbox.HostEnv) plus what its config's env sets, where ${VAR}
 // passes a host variable on by name: never the rest of Quiver's
 // environment, which holds API keys and serve's token.
 //

@@ -12,7 +12,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/quiverkit/quiver/internal/procgroup"
+	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 )
 
 // The test binary doubles as the MCP servers some tests need: run with
@@ -61,6 +62,15 @@ func serveTestServer(mode string) int {
 			return 1
 		}
 		os.WriteFile(f, []byte(fmt.Sprint(child.Process.Pid)), 0o644)
+	}
+	if os.Getenv("QUIVER_TEST_LEAVE_TREE") != "" {
+		// Leave behind what a server must not leave after its session: a
+		// child that ignores SIGTERM and a daemon that called setsid.
+		tree := exec.Command("sh", "-c", sandboxtest.TreeLine)
+		if err := tree.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "quiver-test-server", Version: "1"}, nil)
 	addTestTools(srv)
@@ -156,18 +166,16 @@ func abs(n int) int {
 
 // startProcess runs a helper process (a peer server) in its own process
 // group for the length of the test.
-func startProcess(t *testing.T, name string, args []string, env ...string) *exec.Cmd {
+func startProcess(t *testing.T, name string, args []string, env ...string) {
 	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = io.Discard
-	procgroup.Set(cmd)
-	if err := cmd.Start(); err != nil {
+	proc := sandbox.Command(context.Background(), nil, name, args...)
+	proc.Env = append(os.Environ(), env...)
+	proc.Stderr = io.Discard
+	if err := proc.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		procgroup.Kill(cmd)
-		cmd.Wait()
+		proc.Kill()
+		proc.Wait()
 	})
-	return cmd
 }

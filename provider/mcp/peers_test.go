@@ -161,10 +161,10 @@ func TestPeerFilesystem(t *testing.T) {
 func (p *Provider) pid() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.conn == nil || p.conn.cmd == nil {
+	if p.conn == nil || p.conn.proc == nil {
 		return 0
 	}
-	return p.conn.cmd.Process.Pid
+	return p.conn.proc.Pid()
 }
 
 func freePort(t *testing.T) string {

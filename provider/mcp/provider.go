@@ -24,7 +24,7 @@ type Config struct {
 	Name string // the server's name, the SERVER in SERVER__TOOL
 
 	// A stdio server: the command, its arguments, extra environment (on top
-	// of the minimal one, see shell.BaseEnvNames; values expand ${VAR} from
+	// of the minimal one, see sandbox.BaseEnvNames; values expand ${VAR} from
 	// Quiver's environment) and working directory.
 	Command string
 	Args    []string

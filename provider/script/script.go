@@ -34,7 +34,7 @@ const DefaultTimeout = 60 * time.Second
 // Options configure a Provider.
 type Options struct {
 	Dir      string   // the scripts directory; a relative one is made absolute against the current directory
-	EnvAllow []string // host variables passed on beyond shell.BaseEnvNames
+	EnvAllow []string // host variables passed on beyond sandbox.BaseEnvNames
 	// LowRisk names the scripts (by tool name) the operator rates low-risk
 	// ([tools.scripts] low_risk in quiver.toml). Every other script is
 	// high-risk, whatever its header says: see [Provider.Tools].
@@ -64,7 +64,7 @@ func New(opts Options) *Provider {
 	if err != nil {
 		dir = opts.Dir // Abs fails only when the working directory is gone
 	}
-	p := &Provider{dir: dir, env: shell.HostEnv(opts.EnvAllow), lowRisk: map[string]bool{}, pinned: opts.Pinned}
+	p := &Provider{dir: dir, env: sandbox.HostEnv(opts.EnvAllow), lowRisk: map[string]bool{}, pinned: opts.Pinned}
 	for _, name := range opts.LowRisk {
 		p.lowRisk[name] = true
 	}

@@ -1,6 +1,6 @@
 //go:build race
 
-package shell
+package sandbox
 
 // raceEnvNames are the host variables passed on besides BaseEnvNames in
 // builds with the race detector (the tests): GORACE, which the tests set

@@ -1,6 +1,6 @@
 //go:build !race
 
-package shell
+package sandbox
 
 // raceEnvNames is empty in builds without the race detector (see
 // race_on.go).

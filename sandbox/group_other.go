@@ -1,0 +1,98 @@
+//go:build !unix
+
+package sandbox
+
+import (
+	"context"
+	"sync"
+)
+
+// Group is the processes of one call. Where there are no process groups,
+// killing a group kills the processes it started, not what they started in
+// turn; confined processes cannot start here at all (see [Check]).
+type Group struct {
+	profile  *Profile
+	stopKill func() bool
+
+	mu      sync.Mutex
+	closed  bool
+	running map[*Process]bool
+}
+
+// NewGroup returns an empty group of processes under profile; ctx's end
+// kills them. A confining profile is refused here ([Check]).
+func NewGroup(ctx context.Context, profile *Profile) (*Group, error) {
+	return newGroup(ctx, profile, true)
+}
+
+func newGroup(ctx context.Context, profile *Profile, _ bool) (*Group, error) {
+	if err := profile.Check(); err != nil {
+		return nil, err
+	}
+	g := &Group{profile: profile}
+	g.stopKill = context.AfterFunc(ctx, g.Kill)
+	return g, nil
+}
+
+// Profile is the profile the group's processes run under.
+func (g *Group) Profile() *Profile { return g.profile }
+
+// Command returns a Process that runs name with args in the group, under
+// the group's profile.
+func (g *Group) Command(name string, args ...string) *Process {
+	p := newProcess(name, args)
+	p.group, p.Profile = g, g.profile
+	return p
+}
+
+func (g *Group) start(p *Process) error {
+	cmd, err := p.build()
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return ErrGroupClosed
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	p.cmd = cmd
+	if g.running == nil {
+		g.running = map[*Process]bool{}
+	}
+	g.running[p] = true
+	return nil
+}
+
+func (g *Group) wait(p *Process) error {
+	err := p.cmd.Wait()
+	g.mu.Lock()
+	delete(g.running, p)
+	g.mu.Unlock()
+	p.status = -1
+	if p.cmd.ProcessState != nil {
+		p.status = p.cmd.ProcessState.ExitCode()
+	}
+	return err
+}
+
+// Kill kills every process the group started and refuses to start more.
+func (g *Group) Kill() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	for p := range g.running {
+		p.cmd.Process.Kill()
+	}
+}
+
+// Close kills every process the group started.
+func (g *Group) Close() {
+	g.stopKill()
+	g.Kill()
+}
+
+// mark returns env: nothing here can find a process by its environment.
+func (g *Group) mark(_ *Process, env []string) []string { return env }

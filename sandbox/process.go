@@ -1,0 +1,290 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Process is one program Quiver starts. Every process Quiver starts, for
+// whichever tool or for itself, is a Process, and nothing else in Quiver
+// starts one (process_test.go in the module root checks that no other
+// package calls os/exec's or the kernel's starters). What a Process
+// guarantees, in this one place — the start path:
+//
+//   - its environment is the minimal one ([HostEnv]) unless the caller
+//     sets it whole, with the git protections and the call's TMPDIR of
+//     [Profile.Env] on top;
+//   - it runs under its [Profile], applied by [Profile.Wrap]: confined, the
+//     launcher is the init of a PID namespace of its own, so every process
+//     the program starts — a daemon that forked twice and called setsid
+//     included — dies with it;
+//   - it belongs to a [Group]: the processes of one call, with the call's
+//     private TMPDIR and process groups, killed whole when the group's
+//     context ends, when it is killed or closed, and — for a Process made
+//     by [Command], which has a group of its own — as soon as the program
+//     has exited, so that nothing it left running outlives it;
+//   - a file another process is still writing (ETXTBSY) is retried, and
+//     the wait for output that something outside the group holds open is
+//     bounded (exec.Cmd's WaitDelay, [OutputGrace]).
+//
+// It is used as an *exec.Cmd is: set the fields, take pipes, Start, Wait.
+type Process struct {
+	Args []string // the program's argv; Args[0] its name
+	Dir  string
+	// Env is the program's whole environment; nil is [HostEnv](nil), never
+	// Quiver's own environment.
+	Env            []string
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Profile is the profile the program runs under: the one given to
+	// [Command], or its group's. A caller may replace it before Start with
+	// one derived from it ([Profile.ForProgram]); nil is unconfined.
+	Profile *Profile
+	// Interactive keeps a program of its own group ([Command]) in Quiver's
+	// process group, so that the terminal's signals (Ctrl-C, Ctrl-Z, a
+	// resize) reach it as they reach Quiver: for `quiver sandbox`, which
+	// runs a program in the foreground for its user. Confined, the program
+	// still dies with its launcher; unconfined, what it leaves behind is
+	// killed only if it stays in the group.
+	Interactive bool
+
+	path    string
+	lookErr error
+	ctx     context.Context // of a Process with a group of its own
+	group   *Group
+	own     bool // the group is its own: made by Start, closed by Wait
+
+	cmd             *exec.Cmd
+	leader          bool // leads a shared group: waited for without being reaped
+	status          int  // the shell's exit status, once waited for
+	closeAfterStart []io.Closer
+	closeAfterWait  []io.Closer
+}
+
+// OutputGrace bounds the wait, once a program has exited or been killed,
+// for the end of the output it was handed through a pipe: a process that
+// left the program's group (unconfined, nothing else can) may hold it open.
+// It is the WaitDelay of every Process.
+const OutputGrace = time.Second
+
+// ErrGroupClosed is the refusal to start a process in a group that has
+// been killed or closed.
+var ErrGroupClosed = errors.New("sandbox: the call's processes have ended")
+
+// Command returns a Process that runs name with args under profile, in a
+// group of its own that lives as long as it: a confined profile's TMPDIR
+// is made by Start and removed by Wait, and the end of ctx, like the
+// program's own exit, kills the whole group. name is looked up as
+// exec.Command looks it up (a name without a slash in the host's PATH).
+func Command(ctx context.Context, profile *Profile, name string, args ...string) *Process {
+	p := newProcess(name, args)
+	p.ctx, p.Profile, p.own = ctx, profile, true
+	return p
+}
+
+func newProcess(name string, args []string) *Process {
+	lookup := exec.Command(name, args...) // looks the program up; never started
+	return &Process{Args: lookup.Args, path: lookup.Path, lookErr: lookup.Err}
+}
+
+// Path is the program the Process runs, as looked up.
+func (p *Process) Path() string { return p.path }
+
+// StdinPipe returns a pipe connected to the program's standard input,
+// closed by Wait (or by the caller, to signal the end of the input).
+func (p *Process) StdinPipe() (io.WriteCloser, error) {
+	if p.Stdin != nil {
+		return nil, errors.New("sandbox: Stdin already set")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: stdin pipe: %w", err)
+	}
+	p.Stdin = r
+	p.closeAfterStart = append(p.closeAfterStart, r)
+	p.closeAfterWait = append(p.closeAfterWait, w)
+	return w, nil
+}
+
+// StdoutPipe returns a pipe connected to the program's standard output.
+// Wait closes it: read everything before calling Wait.
+func (p *Process) StdoutPipe() (io.ReadCloser, error) {
+	if p.Stdout != nil {
+		return nil, errors.New("sandbox: Stdout already set")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: stdout pipe: %w", err)
+	}
+	p.Stdout = w
+	p.closeAfterStart = append(p.closeAfterStart, w)
+	p.closeAfterWait = append(p.closeAfterWait, r)
+	return r, nil
+}
+
+// Start starts the program in its group, under its profile. An
+// *[UnavailableError] means the kernel cannot enforce the profile, and
+// nothing ran.
+func (p *Process) Start() error {
+	if p.own {
+		g, err := newGroup(context.Background(), p.Profile, false)
+		if err != nil {
+			closeAll(p.closeAfterStart)
+			closeAll(p.closeAfterWait)
+			return err
+		}
+		p.group, p.Profile = g, g.profile
+	}
+	err := p.group.start(p)
+	// A file another process is still writing (just built, say) cannot be
+	// executed for a moment; see https://go.dev/issue/22315. (Under the
+	// sandbox the launcher retries its own exec.)
+	for delay := time.Millisecond; errors.Is(err, syscall.ETXTBSY) && delay < 300*time.Millisecond; delay *= 2 {
+		time.Sleep(delay)
+		err = p.group.start(p)
+	}
+	closeAll(p.closeAfterStart)
+	if err != nil {
+		closeAll(p.closeAfterWait)
+		if p.own {
+			p.group.Close()
+		}
+	}
+	return err
+}
+
+// build returns the exec.Cmd of p: the program under its profile, with
+// the minimal environment when p sets none, and the output grace.
+func (p *Process) build() (*exec.Cmd, error) {
+	var cmd *exec.Cmd
+	if p.own {
+		// os/exec's own context handling (the error Wait reports, the
+		// output grace after a cancellation), with the whole group as what
+		// is killed.
+		cmd = exec.CommandContext(p.ctx, p.path)
+		cmd.Cancel = func() error { p.group.Kill(); return nil }
+	} else {
+		cmd = &exec.Cmd{}
+	}
+	cmd.Path, cmd.Args, cmd.Err = p.path, p.Args, p.lookErr
+	cmd.Dir, cmd.Env = p.Dir, p.Env
+	if cmd.Env == nil {
+		cmd.Env = HostEnv(nil)
+	}
+	cmd.Env = p.group.mark(p, cmd.Env)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.Stdin, p.Stdout, p.Stderr
+	cmd.WaitDelay = OutputGrace
+	if err := p.Profile.Wrap(cmd); err != nil {
+		return nil, err
+	}
+	return cmd, nil
+}
+
+// Wait waits for the program to exit, kills what is left of its group when
+// the group is its own (and removes the group's TMPDIR), and waits for its
+// output to be copied. It returns what exec.Cmd.Wait returns, except for
+// the leader of a shared group, whose exit is read without reaping it (see
+// [Group]): nil once it has exited, its status in [Process.ExitStatus].
+func (p *Process) Wait() error {
+	err := p.group.wait(p)
+	closeAll(p.closeAfterWait)
+	if p.own {
+		p.group.Close()
+	}
+	return err
+}
+
+// Run starts the program and waits for it.
+func (p *Process) Run() error {
+	if err := p.Start(); err != nil {
+		return err
+	}
+	return p.Wait()
+}
+
+// ExitStatus is the program's status as a shell reports it, once Wait has
+// returned: its exit code, or 128 plus the signal that killed it.
+func (p *Process) ExitStatus() int { return p.status }
+
+// ExitCode is the program's exit code once Wait has returned, -1 when a
+// signal killed it or it has not been waited for.
+func (p *Process) ExitCode() int {
+	if s := p.State(); s != nil {
+		return s.ExitCode()
+	}
+	if p.leader {
+		return p.status
+	}
+	return -1
+}
+
+// State is what os/exec knows of the exited program: nil before Wait has
+// returned, and for the leader of a shared group until the group closes.
+func (p *Process) State() *os.ProcessState {
+	if p.cmd == nil {
+		return nil
+	}
+	return p.cmd.ProcessState
+}
+
+// Pid is the process's id once started: under the sandbox, the
+// launcher's, whose program is the init's child in its PID namespace.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Signal sends sig to the process alone, for a graceful end (the launcher
+// forwards it to the program's process group); [Process.Kill] ends the
+// whole tree.
+func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Kill kills the process and, when its group is its own, the whole group.
+// A process that has not started is left alone.
+func (p *Process) Kill() {
+	switch {
+	case p.own && p.group != nil:
+		p.group.Kill()
+	case p.cmd != nil && p.cmd.Process != nil:
+		p.cmd.Process.Kill()
+	}
+}
+
+// Stop ends a program that reads requests on its standard input (an MCP
+// server, quiver-models) the way such programs expect: stdin, the pipe
+// StdinPipe returned, is closed; a program that has not exited within
+// grace gets SIGTERM, and after grace more it is killed with its group.
+// It returns Wait's error. Call it instead of Wait, once.
+func (p *Process) Stop(stdin io.Closer, grace time.Duration) error {
+	if stdin != nil {
+		stdin.Close()
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.Wait() }()
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+	}
+	if p.Signal(syscall.SIGTERM) == nil {
+		timer.Reset(grace)
+		select {
+		case err := <-done:
+			return err
+		case <-timer.C:
+		}
+	}
+	p.Kill()
+	return <-done
+}
+
+func closeAll(cs []io.Closer) {
+	for _, c := range cs {
+		c.Close()
+	}
+}
