@@ -28,7 +28,7 @@ func TestRunKillsTheTree(t *testing.T) {
 				p := custom.Process{Argv: []string{"sh", "-c", sandboxtest.TreeLine}, Dir: ws,
 					Env: append(sandbox.HostEnv(nil), tree.Env), Timeout: time.Hour, Sandbox: box}
 				if end == "timeout" {
-					p.Timeout = 2 * time.Second
+					p.Timeout = 10 * time.Second
 				} else {
 					go func() { tree.WaitStarted(t, 1); cancel() }()
 				}
