@@ -34,17 +34,6 @@ func newGroup(ctx context.Context, profile *Profile, _ bool) (*Group, error) {
 	return g, nil
 }
 
-// Profile is the profile the group's processes run under.
-func (g *Group) Profile() *Profile { return g.profile }
-
-// Command returns a Process that runs name with args in the group, under
-// the group's profile.
-func (g *Group) Command(name string, args ...string) *Process {
-	p := newProcess(name, args)
-	p.group, p.Profile = g, g.profile
-	return p
-}
-
 func (g *Group) start(p *Process) error {
 	cmd, err := p.build()
 	if err != nil {

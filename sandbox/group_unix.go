@@ -85,19 +85,6 @@ func newGroup(ctx context.Context, profile *Profile, shared bool) (*Group, error
 	return g, nil
 }
 
-// Profile is the profile the group's processes run under, with its TMPDIR.
-func (g *Group) Profile() *Profile { return g.profile }
-
-// Command returns a Process that runs name with args in the group, under
-// the group's profile. name is looked up as exec.Command looks it up; a
-// caller that resolved the program itself passes its absolute path, and
-// sets Args as it wants argv.
-func (g *Group) Command(name string, args ...string) *Process {
-	p := newProcess(name, args)
-	p.group, p.Profile = g, g.profile
-	return p
-}
-
 // start starts p in the group.
 func (g *Group) start(p *Process) error {
 	cmd, err := p.build()
