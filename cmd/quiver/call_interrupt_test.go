@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -131,7 +132,7 @@ func TestCallSignalEndsAReadOnlyInProcessCall(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	if err := startWithDefaultSIGINT(cmd); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
@@ -151,6 +152,17 @@ func TestCallSignalEndsAReadOnlyInProcessCall(t *testing.T) {
 	if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
 		t.Errorf("after SIGINT: %v, want the process ended by SIGINT\nstderr: %s", ee, &stderr)
 	}
+}
+
+// startWithDefaultSIGINT starts cmd with SIGINT's default action, even
+// when this process started with SIGINT ignored (as a shell's background
+// job does, and the child would inherit): exec resets a handled signal to
+// its default, so the start happens while this process handles it.
+func startWithDefaultSIGINT(cmd *exec.Cmd) error {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGINT)
+	defer signal.Stop(c)
+	return cmd.Start()
 }
 
 func blockedCall() {
