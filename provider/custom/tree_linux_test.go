@@ -17,6 +17,7 @@ func TestRunKillsTheTree(t *testing.T) {
 	for _, mode := range []sandbox.Mode{sandbox.ReadOnly, sandbox.WorkspaceWrite, sandbox.Unconfined} {
 		for _, end := range []string{"timeout", "cancel"} {
 			t.Run(string(mode)+"/"+end, func(t *testing.T) {
+				t.Parallel() // the timeouts wait ten seconds each
 				ws := t.TempDir()
 				box, err := sandbox.New(mode, ws, sandbox.Config{}, sandbox.StandardProtected)
 				if err != nil {
