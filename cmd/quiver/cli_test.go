@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,13 +12,21 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 )
 
 // quiverBin is the quiver command these tests run: the CLI is tested as a
-// user runs it, as a process. It is this test binary, started through a link
-// named cliName, which TestMain turns into the command: no second build of
-// the program (the suite's slowest step), and the command runs under the
-// race detector whenever the tests do.
+// user runs it, as a process. It is this test binary, started through a
+// hard link named cliName, which TestMain turns into the command: no second
+// build of the program (the suite's slowest step), and the command runs
+// under the race detector whenever the tests do.
+//
+// Beside it lies quiver-sandbox, the launcher as the README installs it,
+// built without the race detector: every confined start runs it instead of
+// re-executing this binary, whose race runtime and package initialisation
+// cost four times the CPU of the launcher's own work, hundreds of times
+// per run. The launcher's code runs under the race detector in its own
+// package's tests, and the re-executed launcher in the root package's.
 var quiverBin string
 
 // cliName is the name under which the test binary is the quiver command.
@@ -30,29 +39,67 @@ func TestMain(m *testing.M) {
 	case modelsName:
 		serveModels() // exits
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		panic(err)
-	}
 	dir, err := os.MkdirTemp("", "quiver-cli")
 	if err != nil {
 		panic(err)
 	}
-	quiverBin = filepath.Join(dir, cliName)
-	if err := os.Symlink(exe, quiverBin); err != nil {
+	if err := installCommands(dir); err != nil {
+		os.RemoveAll(dir)
 		panic(err)
 	}
-	// quiver finds quiver-models beside its executable, which for the test
-	// binary is the go command's build directory: name it instead.
-	models := filepath.Join(dir, modelsName)
-	if err := os.Symlink(exe, models); err != nil {
-		panic(err)
-	}
-	os.Setenv(modelsEnv, models)
 	quickRaceExit()
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// installCommands lays out dir as an installation: quiver (this test
+// binary, linked, not symlinked, so that it finds what lies beside the link
+// as its executable's siblings) and quiver-sandbox beside it; quiver-models
+// (the same binary) elsewhere, which quiver is told through modelsEnv.
+func installCommands(dir string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	quiverBin = filepath.Join(dir, cliName)
+	if err := linkOrCopy(exe, quiverBin); err != nil {
+		return err
+	}
+	// Not beside quiver: TestModelsProgramIsFound tells quiver where it is,
+	// or that there is none.
+	models := filepath.Join(dir, "models", modelsName)
+	if err := os.Mkdir(filepath.Dir(models), 0o700); err != nil {
+		return err
+	}
+	if err := os.Symlink(exe, models); err != nil {
+		return err
+	}
+	os.Setenv(modelsEnv, models)
+	_, err = sandboxtest.InstallLauncher(dir)
+	return err
+}
+
+// linkOrCopy makes dst the file src: a hard link where both lie on one
+// file system, else a copy.
+func linkOrCopy(src, dst string) error {
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // quickRaceExit tells the race-enabled commands the tests start not to
