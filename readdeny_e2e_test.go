@@ -17,7 +17,10 @@ import (
 // process a call starts reads nothing at .env — cat, grep -r, less, an
 // interpreter, a symbolic link, a copy, a hard link made before the call —
 // under each confined write scope, and a hard link to it cannot be made
-// during the call. A denied directory reads empty.
+// during the call. A denied directory reads empty. A rule spelled as an
+// absolute path (with ./ and //, as a glob, through a link to the
+// workspace, from ~) masks what its relative form does, and one naming a
+// file outside the workspace masks that file.
 func TestReadDenyMasksForProcesses(t *testing.T) {
 	const secret = "SECRET_TOKEN=s3cr3t-value"
 	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly} {
@@ -34,7 +37,28 @@ func TestReadDenyMasksForProcesses(t *testing.T) {
 			if err := os.Link(filepath.Join(ws, ".env"), filepath.Join(ws, "notes-old.txt")); err != nil {
 				t.Fatal(err)
 			}
-			pol, err := policy.New(policy.Config{Default: policy.Allow, Deny: []string{"read_file(.env)", "read_file(keys)"}}, scope)
+			outside := filepath.Join(t.TempDir(), "secret.txt")
+			mustWrite(t, outside, secret+"\n", 0o600)
+			wsLink := filepath.Join(t.TempDir(), "wslink")
+			if err := os.Symlink(ws, wsLink); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("HOME", filepath.Dir(ws))
+			deny := []string{"read_file(.env)", "read_file(keys)", "read_file(" + outside + ")"}
+			spelled := map[string]string{
+				"abs.env":  ws + "/abs.env",
+				"dots.env": "/" + ws + "//./dots.env",
+				"glob.env": ws + "/g[l]ob.*",
+				"link.env": wsLink + "/link.env",
+				"home.env": "~/" + filepath.Base(ws) + "/home.env",
+			}
+			lines := []string{"cat " + outside}
+			for name, rule := range spelled {
+				mustWrite(t, filepath.Join(ws, name), secret+"\n", 0o600)
+				deny = append(deny, "read_file("+rule+")")
+				lines = append(lines, "cat "+name)
+			}
+			pol, err := policy.New(policy.Config{Default: policy.Allow, Deny: deny}, scope)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +67,7 @@ func TestReadDenyMasksForProcesses(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tk.Close()
-			lines := []string{
+			lines = append(lines,
 				"cat .env",
 				"grep -r SECRET .",
 				"less .env < /dev/null",
@@ -52,9 +76,9 @@ func TestReadDenyMasksForProcesses(t *testing.T) {
 				"cat notes-old.txt",
 				"grep -r s3cr3t notes-old.txt",
 				"cat keys/id; ls -a keys",
-				"cat " + filepath.Join(ws, ".env"),
+				"cat "+filepath.Join(ws, ".env"),
 				"cat notes.txt", // the rest of the workspace reads as ever
-			}
+			)
 			if scope == policy.WorkspaceWrite {
 				lines = append(lines, "cp .env copy && cat copy", "ln -s .env l2 && cat l2", "ln .env hard; cat hard")
 			}

@@ -40,25 +40,69 @@ func readDenyWorkspace(t *testing.T) string {
 	return ws
 }
 
+// readDenySpellings are the ways an operator may write deny =
+// ["read_file(.env)", "read_file(keys/**)"] for the workspace ws: each
+// must deny what the relative form denies, to every reader. "~" is the
+// home directory (HOME is set to ws's parent for that spelling). The CLI
+// provider's rg and fd are filtered by the same question as the builtin
+// tools, and slower to start: they are tried with the spellings marked
+// cli.
+var readDenySpellings = []struct {
+	name  string
+	cli   bool
+	rules func(t *testing.T, ws string) []string
+}{
+	{"relative", true, func(*testing.T, string) []string { return []string{"read_file(.env)", "read_file(keys/**)"} }},
+	{"relative with ./ and //", false, func(*testing.T, string) []string { return []string{"read_file(./.env)", "read_file(.//keys//)"} }},
+	{"absolute", false, func(_ *testing.T, ws string) []string {
+		return []string{"read_file(" + ws + "/.env)", "read_file(" + ws + "/keys/**)"}
+	}},
+	{"absolute with ./ and //", true, func(_ *testing.T, ws string) []string {
+		return []string{"read_file(/" + ws + "//./.env)", "read_file(" + ws + "/sub/..//keys/)"}
+	}},
+	{"absolute globs", false, func(_ *testing.T, ws string) []string {
+		return []string{"read_file(" + ws + "/.e[n]v)", "read_file(" + ws + "/k*s/**)"}
+	}},
+	{"absolute through a link to the workspace", true, func(t *testing.T, ws string) []string {
+		link := filepath.Join(t.TempDir(), "wslink")
+		if err := os.Symlink(ws, link); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"read_file(" + link + "/.env)", "read_file(" + link + "/keys/**)"}
+	}},
+	{"from ~", false, func(t *testing.T, ws string) []string {
+		t.Setenv("HOME", filepath.Dir(ws))
+		return []string{"read_file(~/" + filepath.Base(ws) + "/.env)", "read_file(~/" + filepath.Base(ws) + "/keys)"}
+	}},
+}
+
 // TestReadDenyMeansEveryTool: with deny = ["read_file(.env)",
-// "read_file(keys/**)"], no tool that reads files reveals the secret, by
-// any spelling of its path, through a link of either kind, through the CLI
-// provider's rg and fd, or through an output stored before the deny. A
-// denied path asked for by name is TOOL_NOT_ALLOWED; in listings and
-// searches denied paths are left out, as if absent.
+// "read_file(keys/**)"], written in any of readDenySpellings, no tool that
+// reads files reveals the secret, by any spelling of its path, through a
+// link of either kind, through the CLI provider's rg and fd, or through an
+// output stored before the deny. A denied path asked for by name is
+// TOOL_NOT_ALLOWED; in listings and searches denied paths are left out, as
+// if absent.
 func TestReadDenyMeansEveryTool(t *testing.T) {
 	for _, withCLI := range []bool{false, true} {
 		name := "builtin"
 		if withCLI {
 			name = "cli provider (rg, fd)"
 		}
-		t.Run(name, func(t *testing.T) { testReadDenyTools(t, withCLI) })
+		for _, sp := range readDenySpellings {
+			if withCLI && !sp.cli {
+				continue
+			}
+			t.Run(name+"/"+sp.name, func(t *testing.T) {
+				ws := readDenyWorkspace(t)
+				testReadDenyTools(t, ws, withCLI, sp.rules(t, ws))
+			})
+		}
 	}
 }
 
-func testReadDenyTools(t *testing.T, withCLI bool) {
-	ws := readDenyWorkspace(t)
-	tk := readDenyToolkit(t, ws, withCLI, nil)
+func testReadDenyTools(t *testing.T, ws string, withCLI bool, deny []string) {
+	tk := readDenyToolkit(t, ws, policy.WorkspaceWrite, withCLI, nil, deny...)
 	abs := filepath.Join(ws, ".env")
 	refused := []struct{ tool, args string }{
 		{"read_file", `{"path":".env"}`},
@@ -140,20 +184,29 @@ func testReadDenyTools(t *testing.T, withCLI bool) {
 
 // TestReadDenyHoldsForStoredOutputs: an output stored whole before a read
 // deny (a dir store outlives its toolkit) is refused to tool_output_cache
-// and tool_output_cache_grep once the path it came from is denied.
+// and tool_output_cache_grep once the path it came from is denied, in any
+// of readDenySpellings.
 func TestReadDenyHoldsForStoredOutputs(t *testing.T) {
-	ws := t.TempDir()
+	for _, sp := range readDenySpellings {
+		t.Run(sp.name, func(t *testing.T) {
+			ws := t.TempDir()
+			testReadDenyStoredOutputs(t, ws, sp.rules(t, ws))
+		})
+	}
+}
+
+func testReadDenyStoredOutputs(t *testing.T, ws string, deny []string) {
 	mustWrite(t, filepath.Join(ws, ".env"), strings.Repeat("SECRET_TOKEN=s3cr3t-value\n", 4000), 0o600)
 	store, err := outputcache.NewDirStore(outputcache.DirOptions{Dir: filepath.Join(t.TempDir(), "outputs")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := readDenyToolkit(t, ws, false, store, "read_file(other)")
+	before := readDenyToolkit(t, ws, policy.WorkspaceWrite, false, store, "read_file(other)")
 	res, err := before.Invoke(context.Background(), "read_file", map[string]any{"path": "./.env", "limit": 4000})
 	if err != nil || res.Content.OutputRef == "" {
 		t.Fatalf("read_file before the deny: ref %q, %v", res.Content.OutputRef, err)
 	}
-	after := readDenyToolkit(t, ws, false, store)
+	after := readDenyToolkit(t, ws, policy.WorkspaceWrite, false, store, deny...)
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -172,14 +225,61 @@ func TestReadDenyHoldsForStoredOutputs(t *testing.T) {
 	}
 }
 
-// readDenyToolkit is a toolkit that allows everything but reading what
-// deny names (by default .env and keys), approving every ask.
-func readDenyToolkit(t *testing.T, ws string, withCLI bool, store outputcache.Store, deny ...string) *quiver.Toolkit {
+// TestReadDenyOutsideTheWorkspace: under the unrestricted scope, where the
+// file tools serve absolute paths outside the workspace (searches stay
+// inside it), an absolute deny rule naming an outside file refuses it to
+// every reader, named by its path or through a link to its directory, and
+// leaves it out of listings, whether the rule is written as the path,
+// through such a link, as a glob or from ~; the file beside it reads as
+// ever.
+func TestReadDenyOutsideTheWorkspace(t *testing.T) {
+	ws := readDenyWorkspace(t)
+	base := t.TempDir()
+	outside, link := filepath.Join(base, "out"), filepath.Join(base, "outlink")
+	mustWrite(t, filepath.Join(outside, "secret.txt"), "s3cr3t-outside\n", 0o600)
+	mustWrite(t, filepath.Join(outside, "public.txt"), "public-outside\n", 0o644)
+	if err := os.Symlink("out", link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", base)
+	for _, c := range []struct{ name, rule string }{
+		{"as its path", "read_file(" + outside + "/secret.txt)"},
+		{"through a link", "read_file(" + link + "/secret.txt)"},
+		{"as a glob, with ./ and //", "read_file(" + outside + "//./s*t.txt)"},
+		{"from ~", "read_file(~/out/secret.txt)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tk := readDenyToolkit(t, ws, policy.Unrestricted, false, nil, c.rule)
+			for _, p := range []string{filepath.Join(outside, "secret.txt"), filepath.Join(link, "secret.txt"), outside + "//./secret.txt"} {
+				res, err := tk.Invoke(context.Background(), "read_file", map[string]any{"path": p})
+				if tool.CodeOf(err) != tool.CodeToolNotAllowed || strings.Contains(res.Content.String(), "s3cr3t") {
+					t.Errorf("read_file %s: %v, want TOOL_NOT_ALLOWED\n%s", p, err, res.Content)
+				}
+			}
+			for _, dir := range []string{outside, link} {
+				for _, call := range []struct{ tool, args string }{
+					{"list_files", `{"path":` + quote(dir) + `}`},
+					{"read_file", `{"path":` + quote(filepath.Join(dir, "public.txt")) + `}`},
+				} {
+					res, err := tk.Invoke(context.Background(), call.tool, json.RawMessage(call.args))
+					view := res.Content.String()
+					if err != nil || strings.Contains(view, "secret") || !strings.Contains(view, "public") {
+						t.Errorf("%s %s: %v\n%s", call.tool, call.args, err, view)
+					}
+				}
+			}
+		})
+	}
+}
+
+// readDenyToolkit is a toolkit of scope that allows everything but reading
+// what deny names (by default .env and keys), approving every ask.
+func readDenyToolkit(t *testing.T, ws string, scope policy.WriteScope, withCLI bool, store outputcache.Store, deny ...string) *quiver.Toolkit {
 	t.Helper()
 	if deny == nil {
 		deny = []string{"read_file(.env)", "read_file(keys/**)"}
 	}
-	pol, err := policy.New(policy.Config{Default: policy.Allow, Deny: deny}, policy.WorkspaceWrite)
+	pol, err := policy.New(policy.Config{Default: policy.Allow, Deny: deny}, scope)
 	if err != nil {
 		t.Fatal(err)
 	}

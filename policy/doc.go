@@ -65,6 +65,15 @@
 // resolution is the workspace's (workspace.Workspace.Resolve), the one its
 // writes follow too.
 //
+// A rule's path may be written absolute, or from ~ (the home directory).
+// Once the policy is bound to its workspace ([Policy.InWorkspace], which the
+// toolkit does), an absolute path inside the workspace — also one reached
+// through a symbolic link to it — means its relative form, for every
+// reader and for the sandbox's masks: read_file(/home/me/ws/.env) is
+// read_file(.env). One outside the workspace names that file, also when a
+// link on its way is followed; the file tools serve it only under the
+// unrestricted scope, and the sandbox masks it for every process.
+//
 // # Protected paths
 //
 // Some files govern Quiver or run code later: the configuration in use

@@ -1,8 +1,11 @@
 package policy
 
 import (
+	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
@@ -53,22 +56,34 @@ func ResolveSubjects(r Resolver, subjects []tool.Subject) ([]tool.Subject, error
 	return out, nil
 }
 
-// InWorkspace returns p with each absolute protected path that lies inside
-// the workspace r serves also written as the workspace-relative path (as
-// written and as resolved), the form [ResolveSubjects] gives subjects in.
-// A configuration file named by an absolute path is protected that way. The
-// toolkit calls it once, when its workspace is open; p is not changed.
+// InWorkspace returns p bound to the workspace r serves, matching paths
+// in the form [ResolveSubjects] gives subjects in:
+//
+//   - each absolute protected path that lies inside the workspace is also
+//     written as the workspace-relative path (as written and as
+//     resolved): a configuration file named by an absolute path is
+//     protected that way;
+//   - each path specifier of a rule is also matched in its other
+//     spellings (see [pathSpellings]): an absolute path inside the
+//     workspace means the same as its relative form, so that
+//     deny = ["read_file(/home/me/ws/.env)"] refuses .env to every reader
+//     as deny = ["read_file(.env)"] does, and ~ is the home directory.
+//
+// The toolkit calls it once, when its workspace is open; p is not changed.
 func (p *Policy) InWorkspace(r Resolver) *Policy {
 	q := *p
 	q.protected = append([]protectedPath(nil), p.protected...)
 	abs := p.protected
+	dir := ""
 	if d, ok := r.(interface{ Dir() string }); ok {
+		dir = d.Dir()
 		// A .git file points to the git directory git reads: protect it
 		// where it lies in the workspace, whatever it is called.
-		for _, g := range sandbox.GitDirs(d.Dir()) {
+		for _, g := range sandbox.GitDirs(dir) {
 			abs = append(abs, protectedPath{pattern: filepath.ToSlash(g), literal: true})
 		}
 	}
+	q.allow, q.ask, q.deny = bindRules(p.allow, dir), bindRules(p.ask, dir), bindRules(p.deny, dir)
 	for _, e := range abs {
 		if !e.literal || !filepath.IsAbs(filepath.FromSlash(e.pattern)) {
 			continue
@@ -88,4 +103,88 @@ func (p *Policy) InWorkspace(r Resolver) *Policy {
 		}
 	}
 	return &q
+}
+
+// bindRules returns rules with the spellings of each path specifier for
+// the workspace dir ("" for none known).
+func bindRules(rules []Rule, dir string) []Rule {
+	out := slices.Clone(rules)
+	for i, r := range out {
+		if r.Spec != "" && !strings.HasPrefix(r.Spec, "domain:") {
+			out[i].paths = pathSpellings(r.Spec, dir)
+		}
+	}
+	return out
+}
+
+// pathSpellings returns the globs a path specifier names files by in the
+// workspace dir, the form subjects take last: the specifier as written
+// (cleaned); with a leading ~ made the home directory, as the sandbox's
+// paths have it; and an absolute one relative to dir when it names paths
+// inside the workspace — lexically, or once the symbolic links of its
+// leading literal directories are resolved (a workspace reached through a
+// link, /tmp on macOS) — or else with those links resolved, as an outside
+// path a tool resolves is matched. Glob characters before the workspace's
+// directory are matched against absolute paths only.
+func pathSpellings(spec, dir string) []string {
+	s := cleanSubjectPath(spec)
+	out := []string{s}
+	if s == "~" || strings.HasPrefix(s, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return out
+		}
+		s = path.Join(filepath.ToSlash(home), s[1:])
+		out = append(out, s)
+	}
+	if !filepath.IsAbs(filepath.FromSlash(s)) {
+		return out
+	}
+	if rel, ok := within(dir, s); ok {
+		return append(out, rel)
+	}
+	real := resolveLiteral(s)
+	if rel, ok := within(dir, real); ok {
+		return append(out, rel)
+	}
+	if real != s {
+		out = append(out, real)
+	}
+	return out
+}
+
+// within returns the absolute slash path (or glob) s relative to the
+// directory dir, when it lies inside it.
+func within(dir, s string) (string, bool) {
+	if dir == "" {
+		return "", false
+	}
+	d := strings.TrimSuffix(filepath.ToSlash(dir), "/")
+	if s == d {
+		return ".", true
+	}
+	rel, ok := strings.CutPrefix(s, d+"/")
+	return rel, ok
+}
+
+// resolveLiteral returns the absolute slash glob s with the symbolic links
+// of its longest existing prefix of literal directories resolved. Its last
+// component, the file it names, is left as written, as a relative rule's
+// is: a rule naming a link names the link.
+func resolveLiteral(s string) string {
+	comps := strings.Split(s, "/")
+	lit := len(comps) - 1
+	for i, c := range comps[:lit] {
+		if strings.ContainsAny(c, "*?[{\\") {
+			lit = i
+			break
+		}
+	}
+	for i := lit; i > 1; i-- {
+		real, err := filepath.EvalSymlinks(filepath.FromSlash(strings.Join(comps[:i], "/")))
+		if err == nil {
+			return path.Join(append([]string{filepath.ToSlash(real)}, comps[i:]...)...)
+		}
+	}
+	return s
 }

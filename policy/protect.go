@@ -173,14 +173,16 @@ func inGitDir(s string) bool {
 	return false
 }
 
-// ReadDenied returns the paths that deny rules refuse to read_file, as
-// written (workspace-relative globs, or absolute): a read deny means every
-// reader, so the sandbox masks them for every process a call starts
-// (sandbox.Profile.MaskReads).
+// ReadDenied returns the paths that deny rules refuse to read_file, in
+// the workspace's spelling once p is bound to one ([Policy.InWorkspace]:
+// workspace-relative globs, or absolute ones outside it), else as written:
+// a read deny means every reader, so the sandbox masks them for every
+// process a call starts (sandbox.Profile.MaskReads).
 func (p *Policy) ReadDenied() []string {
 	var out []string
 	for _, r := range p.readDenyRules() {
-		out = append(out, cleanSubjectPath(r.Spec))
+		specs := r.pathSpecs()
+		out = append(out, specs[len(specs)-1])
 	}
 	return out
 }

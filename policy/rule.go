@@ -15,6 +15,12 @@ import (
 type Rule struct {
 	Tool string
 	Spec string // "" for a bare rule
+	// paths are the globs a path specifier matches subjects with, the
+	// workspace's own spelling last ([Policy.InWorkspace]: an absolute
+	// path inside the workspace also relative to it, ~ as the home
+	// directory); nil before the policy is bound to a workspace, when the
+	// specifier is matched as written.
+	paths []string
 }
 
 // ParseRule parses "tool" or "tool(specifier)".
@@ -86,14 +92,17 @@ func (r Rule) matchesSubject(s tool.Subject) bool {
 		if strings.HasPrefix(r.Spec, "domain:") {
 			return false
 		}
-		spec := cleanSubjectPath(r.Spec)
 		p := cleanSubjectPath(s.Value)
-		if ok, _ := doublestar.Match(spec, p); ok {
-			return true
+		for _, spec := range r.pathSpecs() {
+			if ok, _ := doublestar.Match(spec, p); ok {
+				return true
+			}
+			// "src" and "src/" name everything below the directory too.
+			if ok, _ := doublestar.Match(strings.TrimSuffix(spec, "/")+"/**", p); ok {
+				return true
+			}
 		}
-		// "src" and "src/" name everything below the directory too.
-		ok, _ := doublestar.Match(strings.TrimSuffix(spec, "/")+"/**", p)
-		return ok
+		return false
 	case tool.SubjectURL:
 		host, ok := strings.CutPrefix(r.Spec, "domain:")
 		if !ok {
@@ -112,6 +121,15 @@ func (r Rule) matchesSubject(s tool.Subject) bool {
 		}
 	}
 	return false
+}
+
+// pathSpecs returns the globs a path specifier matches with: its
+// spellings once bound to a workspace, else the specifier as written.
+func (r Rule) pathSpecs() []string {
+	if r.paths != nil {
+		return r.paths
+	}
+	return []string{cleanSubjectPath(r.Spec)}
 }
 
 // hostMatches reports whether rawURL's host is named by pattern, as the
