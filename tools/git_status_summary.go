@@ -114,12 +114,22 @@ func gitStatusSummary(ctx context.Context, tc tool.Context, in GitStatusSummaryI
 	}
 	root := strings.TrimRight(string(top), "\n")
 	out := &GitStatusSummaryOutput{RepositoryRoot: ws.Display(root)}
-	err = streamGit(ctx, box, root, func(r io.Reader) error { return parsePorcelainV2(r, out) },
+	hidden := func(p string) bool { return readDenied(ws, filepath.Join(root, filepath.FromSlash(p))) }
+	err = streamGit(ctx, box, root, func(r io.Reader) error { return parsePorcelainV2(r, out, hidden) },
 		"status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// readDenied reports whether the policy denies reading abs, a path git
+// listed: a name can itself be the secret, so a denied path is left out of
+// the summary as listings leave it out (workspace.Workspace.GuardReads).
+// The path is asked as the workspace spells it, relative inside it.
+func readDenied(ws *workspace.Workspace, abs string) bool {
+	_, denied := ws.ReadDeniedPath(ws.Display(abs))
+	return denied
 }
 
 // gitDir returns the absolute directory to run git in: path's directory if
@@ -232,8 +242,13 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 // parsePorcelainV2 reads `git status --porcelain=v2 --branch -z` into out:
 // the branch headers, then one record per path ("1" changed, "2" renamed
 // or copied, followed by a record with the source path, "u" unmerged, "?"
-// untracked, "!" ignored). Lists are cut at gitListLimit entries.
-func parsePorcelainV2(r io.Reader, out *GitStatusSummaryOutput) error {
+// untracked, "!" ignored). A record naming a path hidden reports (nil:
+// none), on either side of a rename, is left out, of the counts too, as
+// if the path were not there. Lists are cut at gitListLimit entries.
+func parsePorcelainV2(r io.Reader, out *GitStatusSummaryOutput, hidden func(path string) bool) error {
+	if hidden == nil {
+		hidden = func(string) bool { return false }
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	sc.Split(splitNUL)
@@ -245,15 +260,18 @@ func parsePorcelainV2(r io.Reader, out *GitStatusSummaryOutput) error {
 		case strings.HasPrefix(rec, "# "):
 			err = out.header(rec[2:])
 		case strings.HasPrefix(rec, "1 "):
-			err = out.changed(rec, 9, "")
+			err = out.changed(rec, 9, "", hidden)
 		case strings.HasPrefix(rec, "2 "):
 			if !sc.Scan() {
 				return fmt.Errorf("rename record %q has no source path", rec)
 			}
-			err = out.changed(rec, 10, sc.Text())
+			err = out.changed(rec, 10, sc.Text(), hidden)
 		case strings.HasPrefix(rec, "u "):
-			err = out.unmerged(rec)
+			err = out.unmerged(rec, hidden)
 		case strings.HasPrefix(rec, "? "):
+			if hidden(rec[2:]) {
+				continue
+			}
 			out.Counts.Untracked++
 			if len(out.Untracked) < gitListLimit {
 				out.Untracked = append(out.Untracked, rec[2:])
@@ -327,12 +345,15 @@ func parseAheadBehind(v string) (int, int, error) {
 
 // changed reads a "1" or "2" record: fields fields before the path, XY the
 // second.
-func (o *GitStatusSummaryOutput) changed(rec string, fields int, from string) error {
+func (o *GitStatusSummaryOutput) changed(rec string, fields int, from string, hidden func(string) bool) error {
 	parts := strings.SplitN(rec, " ", fields)
 	if len(parts) < fields || len(parts[1]) != 2 || parts[fields-1] == "" {
 		return fmt.Errorf("malformed record %q", rec)
 	}
 	path, xy := parts[fields-1], parts[1]
+	if hidden(path) || (from != "" && hidden(from)) {
+		return nil
+	}
 	for side, code := range []byte{xy[0], xy[1]} {
 		if code == '.' {
 			continue
@@ -367,7 +388,7 @@ var conflictStatus = map[string]string{
 }
 
 // unmerged reads a "u" record.
-func (o *GitStatusSummaryOutput) unmerged(rec string) error {
+func (o *GitStatusSummaryOutput) unmerged(rec string, hidden func(string) bool) error {
 	parts := strings.SplitN(rec, " ", 11)
 	if len(parts) < 11 || parts[10] == "" {
 		return fmt.Errorf("malformed record %q", rec)
@@ -375,6 +396,9 @@ func (o *GitStatusSummaryOutput) unmerged(rec string) error {
 	status, ok := conflictStatus[parts[1]]
 	if !ok {
 		return fmt.Errorf("unknown conflict %q in record %q", parts[1], rec)
+	}
+	if hidden(parts[10]) {
+		return nil
 	}
 	o.Counts.Conflicted++
 	if len(o.Conflicted) < gitListLimit {

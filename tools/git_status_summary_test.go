@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
 )
 
 // gitRepo builds repositories with real git.
@@ -265,6 +267,73 @@ func TestGitStatusSummaryPaths(t *testing.T) {
 	wantToolError(t, err, tool.CodeInvalidArguments, "missing does not exist")
 }
 
+// TestGitStatusSummaryHidesDeniedPaths: with read denies on .env, keys/**
+// and **/customer-*.txt, git_status_summary names none of them — modified,
+// untracked, conflicted, or on either side of a rename — and counts none:
+// a name can itself be the secret. Without the denies the same repository
+// lists every one, so the test shows what the guard hides.
+func TestGitStatusSummaryHidesDeniedPaths(t *testing.T) {
+	e := newExecEnv(t)
+	r := gitRepo{t: t, dir: e.root}
+	r.git("init", "-q", "-b", "main")
+	for _, f := range []string{".env", "notes.txt", "customer-acme.txt", "plain.txt", "shared.txt", "customer-zeta.txt"} {
+		r.write(f, "base of "+f+"\nsecond line\nthird line\n")
+	}
+	r.commitAll("base")
+	r.git("checkout", "-q", "-b", "feature")
+	r.write("shared.txt", "feature\n")
+	r.write("customer-zeta.txt", "feature\n")
+	r.commitAll("feature")
+	r.git("checkout", "-q", "main")
+	r.write("shared.txt", "main\n")
+	r.write("customer-zeta.txt", "main\n")
+	r.commitAll("main")
+	r.git("merge", "feature") // conflicts in shared.txt and customer-zeta.txt
+	r.write(".env", "SECRET=changed\n")
+	r.write("notes.txt", "changed\n")
+	r.git("mv", "customer-acme.txt", "renamed.txt")
+	r.git("mv", "plain.txt", "customer-globex.txt")
+	r.write("keys/prod.pem", "key\n")
+	r.write("customer-initech.txt", "new\n")
+	r.write("visible.txt", "new\n")
+	secrets := []string{".env", "keys", "customer-"}
+
+	res, err := e.call(newGitStatusSummary(), `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range secrets {
+		if !strings.Contains(res.String(), name) {
+			t.Fatalf("without a deny the summary lacks %q, so hiding it would show nothing:\n%s", name, res)
+		}
+	}
+
+	pol, err := policy.New(policy.Config{Deny: []string{"read_file(.env)", "read_file(keys/**)", "read_file(**/customer-*.txt)"}}, policy.WorkspaceWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.shared.Provide(workspace.Key.ID, e.ws.GuardReads(pol.InWorkspace(e.ws)))
+	res, err = e.call(newGitStatusSummary(), `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Output.(*GitStatusSummaryOutput)
+	want := &GitStatusSummaryOutput{RepositoryRoot: ".", Branch: "main", Commit: r.git("rev-parse", "HEAD"),
+		Staged:     []GitChange{},
+		Unstaged:   []GitChange{{Path: "notes.txt", Status: "modified"}},
+		Untracked:  []string{"visible.txt"},
+		Conflicted: []GitConflict{{Path: "shared.txt", Code: "UU", Status: "both modified"}}}
+	fillCounts(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("summary under the denies (-want +got):\n%s", diff)
+	}
+	for _, name := range secrets {
+		if strings.Contains(res.String(), name) {
+			t.Errorf("the summary names %q:\n%s", name, res)
+		}
+	}
+}
+
 func TestGitStatusSummaryIgnoresRepositoryHooks(t *testing.T) {
 	e := newExecEnv(t)
 	r := gitRepo{t: t, dir: e.root}
@@ -291,7 +360,7 @@ func TestParsePorcelainV2(t *testing.T) {
 		"u UU N... 100644 100644 100644 100644 a b c conflict.txt\x00" +
 		"? new/\x00! ignored.o\x00"
 	var got GitStatusSummaryOutput
-	if err := parsePorcelainV2(strings.NewReader(in), &got); err != nil {
+	if err := parsePorcelainV2(strings.NewReader(in), &got, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := GitStatusSummaryOutput{Branch: "main", Commit: "1234567890abcdef", Upstream: "origin/main", Ahead: 3,
@@ -305,7 +374,7 @@ func TestParsePorcelainV2(t *testing.T) {
 	}
 	for _, bad := range []string{"1 M.\x00", "2 R. N... 1 1 1 a b R1 x\x00", "x what\x00", "# branch.ab 3 4\x00", "u XY N... 1 1 1 1 a b c p\x00", "1 Z. N... 1 1 1 a b p\x00"} {
 		var o GitStatusSummaryOutput
-		if err := parsePorcelainV2(strings.NewReader(bad), &o); err == nil {
+		if err := parsePorcelainV2(strings.NewReader(bad), &o, nil); err == nil {
 			t.Errorf("parsePorcelainV2(%q) accepted it", bad)
 		}
 	}
@@ -317,7 +386,7 @@ func TestParsePorcelainV2CutsLongLists(t *testing.T) {
 		in.WriteString("? f" + strings.Repeat("x", i%7) + "\x00")
 	}
 	var o GitStatusSummaryOutput
-	if err := parsePorcelainV2(&in, &o); err != nil {
+	if err := parsePorcelainV2(&in, &o, nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(o.Untracked) != gitListLimit || o.Counts.Untracked != gitListLimit+5 || !o.Truncated {
@@ -374,7 +443,7 @@ func FuzzGitPorcelain(f *testing.F) {
 	f.Add([]byte("# branch.oid abc\x00# branch.head main\x00# branch.ab +1 -2\x001 M. N... 1 1 1 a b f\x00? u\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var o GitStatusSummaryOutput
-		if err := parsePorcelainV2(bytes.NewReader(data), &o); err != nil {
+		if err := parsePorcelainV2(bytes.NewReader(data), &o, nil); err != nil {
 			return
 		}
 		if o.Truncated {
@@ -390,7 +459,7 @@ func FuzzGitPorcelain(f *testing.F) {
 			return // two contradicting headers: not something git prints
 		}
 		var again GitStatusSummaryOutput
-		if err := parsePorcelainV2(bytes.NewReader(formatPorcelainV2(&o)), &again); err != nil {
+		if err := parsePorcelainV2(bytes.NewReader(formatPorcelainV2(&o)), &again, nil); err != nil {
 			t.Fatalf("re-parsing %+v: %v", o, err)
 		}
 		if diff := cmp.Diff(o, again); diff != "" {
