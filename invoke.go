@@ -306,8 +306,9 @@ func (tk *Toolkit) decide(ctx context.Context, c *call) error {
 		}
 		c.subjects = append(c.subjects, reached...)
 	}
-	c.risk = c.tool.RiskOf(ctx, shared, c.args)
-	c.verdict = tk.policy.Decide(c.tool, c.subjects, c.risk)
+	rating := c.tool.RiskOf(ctx, shared, c.args)
+	c.risk = rating.Risk
+	c.verdict = tk.policy.DecideRated(c.tool, c.subjects, rating)
 	if c.verdict.Decision == policy.Deny {
 		return tool.Errorf(tool.CodeToolNotAllowed, "call refused by policy (%s)", c.verdict.Rule).
 			WithDetail("rule", c.verdict.Rule)

@@ -40,5 +40,5 @@ func (tk *Toolkit) parallelSafe(ctx context.Context, c driver.ToolCall) bool {
 	if err != nil {
 		return false
 	}
-	return e.Tool.Annotations.ReadOnly && e.Tool.RiskOf(ctx, tool.NewContext(c.ID, e.Tool.Name, tk.logger, tk.shared), args) == tool.RiskLow
+	return e.Tool.Annotations.ReadOnly && e.Tool.RiskOf(ctx, tool.NewContext(c.ID, e.Tool.Name, tk.logger, tk.shared), args).Risk == tool.RiskLow
 }

@@ -300,7 +300,7 @@ func TestSandboxWrongGuess(t *testing.T) {
 		}
 		out, err := cmd.CombinedOutput()
 		return string(out), err
-	}, tool.WithRisk(tool.RiskHigh), tool.WithCallRisk(func(context.Context, tool.Context, in) tool.Risk { return tool.RiskLow }))
+	}, tool.WithRisk(tool.RiskHigh), tool.WithCallRisk(func(context.Context, tool.Context, in) tool.Rating { return tool.Rating{Risk: tool.RiskLow} }))
 	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.Unrestricted} {
 		t.Run(string(scope), func(t *testing.T) {
 			ws := t.TempDir()

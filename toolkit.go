@@ -148,7 +148,7 @@ func Override[T any](key tool.Key[T], factory func(ctx context.Context) (T, erro
 // command is read-only; the standard catalogue (package provider/builtin)
 // brings the built-in list. It is an override of that key, so a later
 // [WithOverride] of the key replaces it, for both.
-func WithCommandClassifier(readOnly func(argv []string) bool) Option {
+func WithCommandClassifier(readOnly tool.CommandClassifier) Option {
 	return Override(tool.CommandClassifierKey, func(context.Context) (tool.CommandClassifier, error) { return readOnly, nil })
 }
 

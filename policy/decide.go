@@ -14,6 +14,7 @@ type hits struct {
 	bySpec    bool     // allow came from specifier rules
 	protected string   // the protected path a writing call touches
 	egress    []string // the hosts the call sends data to that the network list does not allow
+	lowRiskBy string   // what vouched for the call's low rating, when not the tool itself (tool.Rating.By)
 }
 
 // verdict is the decision table of the package documentation, row by row:
@@ -43,6 +44,9 @@ func (p *Policy) verdict(t *tool.Tool, risk tool.Risk, h hits) Verdict {
 		v = Verdict{Decision: Allow, Rule: toolsRule()}
 	case p.def != Deny && risk == tool.RiskLow && len(h.egress) == 0:
 		v = Verdict{Decision: Allow, Rule: "default for low-risk tools", ByLowRisk: true}
+		if h.lowRiskBy != "" {
+			v.Rule = h.lowRiskBy // an operator's entry let it through: name it
+		}
 	case len(h.egress) > 0:
 		v = p.egressVerdict(h.egress)
 	default:
@@ -67,7 +71,17 @@ func (p *Policy) scopeForbids(t *tool.Tool, risk tool.Risk) bool {
 // [ResolveSubjects] gives them: each path as written and as resolved;
 // commands; URLs) and risk is the call's risk.
 func (p *Policy) Decide(t *tool.Tool, subjects []tool.Subject, risk tool.Risk) Verdict {
-	return p.verdict(t, risk, p.match(t, subjects, risk))
+	return p.DecideRated(t, subjects, tool.Rating{Risk: risk})
+}
+
+// DecideRated is [Policy.Decide] for a call's whole rating: a call allowed
+// for being low-risk on the word of something other than its tool (an
+// [exec] low_risk_commands entry, [tool.Rating].By) names that as its rule,
+// so that the audit record says which entry let it run.
+func (p *Policy) DecideRated(t *tool.Tool, subjects []tool.Subject, r tool.Rating) Verdict {
+	h := p.match(t, subjects, r.Risk)
+	h.lowRiskBy = r.By
+	return p.verdict(t, r.Risk, h)
 }
 
 // match finds what the subjects hit. Deny and ask rules hit if any subject

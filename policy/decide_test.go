@@ -88,7 +88,9 @@ func TestProtectedMatching(t *testing.T) {
 }
 
 func TestOffer(t *testing.T) {
-	lowRiskExec := &tool.Tool{Name: "exec_command", Risk: tool.RiskHigh, ReadOnlyWhenLowRisk: true, CallRisk: func(context.Context, tool.Context, json.RawMessage) tool.Risk { return tool.RiskLow }}
+	lowRiskExec := &tool.Tool{Name: "exec_command", Risk: tool.RiskHigh, ReadOnlyWhenLowRisk: true, CallRisk: func(context.Context, tool.Context, json.RawMessage) tool.Rating {
+		return tool.Rating{Risk: tool.RiskLow}
+	}}
 	cases := []struct {
 		name  string
 		cfg   Config
@@ -212,7 +214,9 @@ func TestCheckWriteProtected(t *testing.T) {
 // enough to run under the read-only scope: the tool must also declare that
 // such calls change nothing.
 func TestReadOnlyScopeAndCallRisk(t *testing.T) {
-	low := func(context.Context, tool.Context, json.RawMessage) tool.Risk { return tool.RiskLow }
+	low := func(context.Context, tool.Context, json.RawMessage) tool.Rating {
+		return tool.Rating{Risk: tool.RiskLow}
+	}
 	rated := &tool.Tool{Name: "rated", Risk: tool.RiskHigh, CallRisk: low}
 	promised := &tool.Tool{Name: "promised", Risk: tool.RiskHigh, CallRisk: low, ReadOnlyWhenLowRisk: true}
 	unrated := &tool.Tool{Name: "unrated", Risk: tool.RiskLow, ReadOnlyWhenLowRisk: true} // the promise needs a rating
@@ -278,5 +282,34 @@ func TestCheckWriteBindsWritersOnly(t *testing.T) {
 	}
 	if err := p.CommandGate(nil, "exec_command", Verdict{Decision: Allow}, false, nil, broken).CheckWrite(ctx, "x"); !errors.Is(err, errCatalog) {
 		t.Errorf("CheckWrite with a broken catalogue = %v, want its cause kept", err)
+	}
+}
+
+// TestDecideRatedNamesWhatVouched: a call allowed only for being low-risk
+// on an operator's entry's word records that entry as its rule; every
+// other row of the table decides as before, the entry notwithstanding.
+func TestDecideRatedNamesWhatVouched(t *testing.T) {
+	const entry = `low_risk_commands entry "make -s test"`
+	rated := tool.Rating{Risk: tool.RiskLow, By: entry}
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want Verdict
+	}{
+		{"the default", Config{}, Verdict{Decision: Allow, Rule: entry, ByLowRisk: true}},
+		{"an ask rule", Config{Ask: []string{"exec_command(make *)"}}, Verdict{Decision: Ask, Rule: "ask: exec_command(make *)"}},
+		{"a deny default", Config{Default: Deny}, Verdict{Decision: Deny, Rule: "default = deny"}},
+		{"an allow rule", Config{Allow: []string{"exec_command"}}, Verdict{Decision: Allow, Rule: "allow: exec_command"}},
+	} {
+		p, err := New(c.cfg, WorkspaceWrite)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.DecideRated(execTool, cmd("make -s test"), rated); !cmp.Equal(got, c.want) {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+		if got, plain := p.DecideRated(execTool, cmd("make -s test"), tool.Rating{Risk: tool.RiskLow}), p.Decide(execTool, cmd("make -s test"), tool.RiskLow); !cmp.Equal(got, plain) {
+			t.Errorf("%s: a rating with no By decides %+v, Decide %+v", c.name, got, plain)
+		}
 	}
 }

@@ -38,7 +38,7 @@ import (
 //
 // classify reports whether a command is plainly read-only; nil refuses every
 // command the allow rules do not name in the read-only scope.
-func (p *Policy) CommandGate(r Resolver, toolName string, v Verdict, approved bool, classify func(argv []string) bool,
+func (p *Policy) CommandGate(r Resolver, toolName string, v Verdict, approved bool, classify tool.CommandClassifier,
 	catalog func(context.Context) ([]*tool.Tool, error)) tool.CommandGate {
 	return &commandGate{p: p, r: r, tool: toolName, strict: v.Decision == Allow && v.BySpecifier, approved: approved,
 		readOnly: p.scope == ReadOnly || v.ByLowRisk && !approved, classify: classify, catalog: catalog}
@@ -51,7 +51,7 @@ type commandGate struct {
 	strict   bool
 	approved bool
 	readOnly bool // every command must be read-only (classify)
-	classify func([]string) bool
+	classify tool.CommandClassifier
 	catalog  func(context.Context) ([]*tool.Tool, error)
 }
 
@@ -79,7 +79,7 @@ func (g *commandGate) CheckCommand(_ context.Context, argv []string) error {
 	if g.strict && !allowed {
 		return g.refuse(c, "no allow rule names it")
 	}
-	if g.readOnly && !allowed && (g.classify == nil || !g.classify(argv)) {
+	if g.readOnly && !allowed && !g.readOnlyCommand(argv) {
 		why := "the call ran without approval as a read-only one, and this command is not read-only"
 		if g.p.scope == ReadOnly {
 			why = "write scope read-only: only read-only commands run"
@@ -87,6 +87,16 @@ func (g *commandGate) CheckCommand(_ context.Context, argv []string) error {
 		return g.refuse(c, why)
 	}
 	return nil
+}
+
+// readOnlyCommand is the classifier's judgement of argv; no classifier,
+// no read-only command.
+func (g *commandGate) readOnlyCommand(argv []string) bool {
+	if g.classify == nil {
+		return false
+	}
+	ok, _ := g.classify(argv)
+	return ok
 }
 
 func (g *commandGate) CheckWrite(ctx context.Context, p string) error {

@@ -11,7 +11,9 @@ import (
 var (
 	readFile = &tool.Tool{Name: "read_file", Risk: tool.RiskLow, Annotations: tool.Annotations{ReadOnly: true}}
 	editTool = &tool.Tool{Name: "edit", Risk: tool.RiskHigh, WritesSubjectPaths: true}
-	execTool = &tool.Tool{Name: "exec_command", Risk: tool.RiskHigh, ReadOnlyWhenLowRisk: true, CallRisk: func(context.Context, tool.Context, json.RawMessage) tool.Risk { return tool.RiskHigh }}
+	execTool = &tool.Tool{Name: "exec_command", Risk: tool.RiskHigh, ReadOnlyWhenLowRisk: true, CallRisk: func(context.Context, tool.Context, json.RawMessage) tool.Rating {
+		return tool.Rating{Risk: tool.RiskHigh}
+	}}
 	webFetch = &tool.Tool{Name: "web_fetch", Risk: tool.RiskLow, Annotations: tool.Annotations{ReadOnly: true, OpenWorld: true}}
 	mcpTool  = &tool.Tool{Name: "github__create_issue", Risk: tool.RiskHigh}
 )
@@ -181,7 +183,7 @@ func TestCommandGate(t *testing.T) {
 		t.Errorf("a redirect into an ordinary file: %v", err)
 	}
 	ro, _ := New(Config{Default: Allow}, ReadOnly)
-	roGate := ro.CommandGate(nil, "exec_command", Verdict{Decision: Allow}, false, func(argv []string) bool { return argv[0] == "ls" }, nil)
+	roGate := ro.CommandGate(nil, "exec_command", Verdict{Decision: Allow}, false, func(argv []string) (bool, string) { return argv[0] == "ls", "" }, nil)
 	if roGate.CheckCommand(ctx, []string{"ls"}) != nil || roGate.CheckCommand(ctx, []string{"touch", "x"}) == nil || roGate.CheckWrite(ctx, "x") == nil {
 		t.Error("read-only gate: ls must run, touch and writes must not")
 	}

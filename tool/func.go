@@ -21,7 +21,7 @@ type funcConfig struct {
 	adjust      []func(*jsonschema.Schema)
 	subjects    func(json.RawMessage) ([]Subject, error)
 	reaches     func(context.Context, Context, json.RawMessage) ([]Subject, error)
-	callRisk    func(context.Context, Context, json.RawMessage) Risk
+	callRisk    func(context.Context, Context, json.RawMessage) Rating
 	// the policy properties of [Tool] of the same names
 	readOnlyWhenLowRisk bool
 	writesSubjectPaths  bool
@@ -83,12 +83,12 @@ func PathSubject(path string) []Subject { return []Subject{{Kind: SubjectPath, V
 // WithCallRisk classifies each call from its decoded input ([Tool].CallRisk);
 // fn may read the toolkit's configuration through tc (exec_command reads
 // the [CommandClassifierKey] its command gate checks commands with).
-func WithCallRisk[In any](fn func(ctx context.Context, tc Context, in In) Risk) Option {
+func WithCallRisk[In any](fn func(ctx context.Context, tc Context, in In) Rating) Option {
 	return func(c *funcConfig) {
-		c.callRisk = func(ctx context.Context, tc Context, raw json.RawMessage) Risk {
+		c.callRisk = func(ctx context.Context, tc Context, raw json.RawMessage) Rating {
 			in, err := decode[In](raw)
 			if err != nil {
-				return RiskHigh
+				return Rating{Risk: RiskHigh}
 			}
 			return fn(ctx, tc, in)
 		}

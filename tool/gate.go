@@ -24,13 +24,15 @@ type CommandGate interface {
 var CommandGateKey = Key[CommandGate]{ID: "quiver.command-gate"}
 
 // CommandClassifier reports whether one command, given as the words it runs
-// with, plainly only reads. A toolkit has one ([CommandClassifierKey]), and
-// it serves both ends of a command's way: exec_command rates a call low-risk
-// (run without asking, confined read-only) only when the classifier accepts
-// its commands, and the command gate checks every command against the same
-// classifier as it runs, so the rating and the run-time check cannot
-// disagree about which commands only read.
-type CommandClassifier func(argv []string) bool
+// with, plainly only reads, and what vouched for it when that is not the
+// host's built-in list (by, as a [Rating] names it: `low_risk_commands
+// entry "make"`; "" otherwise). A toolkit has one ([CommandClassifierKey]),
+// and it serves both ends of a command's way: exec_command rates a call
+// low-risk (run without asking, confined read-only) only when the
+// classifier accepts its commands, and the command gate checks every
+// command against the same classifier as it runs, so the rating and the
+// run-time check cannot disagree about which commands only read.
+type CommandClassifier func(argv []string) (readOnly bool, by string)
 
 // CommandClassifierKey is the dependency key of the toolkit's
 // [CommandClassifier], shared by all its calls. A host sets it with

@@ -19,6 +19,16 @@ const (
 	RiskHigh Risk = "high"
 )
 
+// A Rating is one call's risk ([Tool].CallRisk) and, when something other
+// than the tool's own judgement vouched for a low one, what did: the audit
+// record names it as the rule that let the call run unasked.
+type Rating struct {
+	Risk Risk
+	// By names what vouched for the low rating, as configuration writes
+	// it (`low_risk_commands entry "make -s test"`); "" for the tool's own.
+	By string
+}
+
 // Annotations are the MCP tool hints. They describe the tool to clients and to
 // the policy: a tool that is not ReadOnly does not run under the read-only write
 // scope.
@@ -84,7 +94,7 @@ type Tool struct {
 	// toolkit's shared dependencies and overrides (exec_command reads the
 	// toolkit's [CommandClassifierKey] from it). A rating is not a promise
 	// that the call leaves files alone: that is ReadOnlyWhenLowRisk.
-	CallRisk func(ctx context.Context, tc Context, args json.RawMessage) Risk
+	CallRisk func(ctx context.Context, tc Context, args json.RawMessage) Rating
 
 	// ReadOnlyWhenLowRisk says that a call CallRisk rates low changes no
 	// file, so that it may run under the read-only write scope although the
@@ -238,11 +248,11 @@ func (t *Tool) MayChangeFiles(risk Risk) bool {
 	return !(t.ReadOnlyWhenLowRisk && t.CallRisk != nil && risk == RiskLow)
 }
 
-// RiskOf returns the risk of one call of t with the given validated
+// RiskOf returns the rating of one call of t with the given validated
 // arguments; tc resolves what CallRisk reads.
-func (t *Tool) RiskOf(ctx context.Context, tc Context, args json.RawMessage) Risk {
+func (t *Tool) RiskOf(ctx context.Context, tc Context, args json.RawMessage) Rating {
 	if t.CallRisk != nil {
 		return t.CallRisk(ctx, tc, args)
 	}
-	return t.Risk
+	return Rating{Risk: t.Risk}
 }

@@ -74,7 +74,7 @@ func TestCheck(t *testing.T) {
 // claims none.
 func TestFuncPolicyProperties(t *testing.T) {
 	run := func(context.Context, tool.Context, struct{}) (string, error) { return "", nil }
-	rate := tool.WithCallRisk(func(context.Context, tool.Context, struct{}) tool.Risk { return tool.RiskLow })
+	rate := tool.WithCallRisk(func(context.Context, tool.Context, struct{}) tool.Rating { return tool.Rating{Risk: tool.RiskLow} })
 	type props struct{ ReadOnlyWhenLowRisk, WritesSubjectPaths, InProcess bool }
 	cases := []struct {
 		name string

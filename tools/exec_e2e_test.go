@@ -174,8 +174,8 @@ func TestExecJobsEndWithTheToolkit(t *testing.T) {
 
 // TestLowRiskCommandsDecideCalls: an operator's entry ([exec]
 // low_risk_commands = ["make"], through the toolkit's one classifier) lets
-// make run unapproved under the default policy, recorded as allowed for being
-// low-risk; the line's other spellings are still asked about (and refused
+// make run unapproved under the default policy, recorded as allowed by that
+// entry; the line's other spellings are still asked about (and refused
 // here, where nobody approves); and a make that writes cannot, because a
 // call let through as low-risk runs confined read-only, in either scope.
 func TestLowRiskCommandsDecideCalls(t *testing.T) {
@@ -184,21 +184,30 @@ func TestLowRiskCommandsDecideCalls(t *testing.T) {
 		t.Run(string(scope), func(t *testing.T) {
 			var rec audit.Memory
 			tk, dir := execToolkitScope(t, policy.Config{}, scope,
-				quiver.WithCommandClassifier(shell.Classifier([]string{"make"})), quiver.WithAudit(&rec))
+				quiver.WithCommandClassifier(shell.Classifier([]string{"make -s all", "make"})), quiver.WithAudit(&rec))
 			if err := os.WriteFile(filepath.Join(dir, "Makefile"), []byte(makefile), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			out, err := tk.Invoke(ctx, "exec_command", map[string]any{"command": "make"})
-			if err != nil || !strings.Contains(out.Content.String(), "made") {
-				t.Fatalf("make: %v\n%s", err, out.Content.String())
+			// The audit names the entry that let each line run, and the
+			// default where the built-in list rates the line low itself.
+			for _, c := range []struct{ line, rule, prints string }{
+				{"make", `low_risk_commands entry "make"`, "made"},
+				{"make -s all", `low_risk_commands entry "make -s all"`, "made"},
+				{"ls Makefile", "default for low-risk tools", "Makefile"},
+			} {
+				line, rule := c.line, c.rule
+				out, err := tk.Invoke(ctx, "exec_command", map[string]any{"command": line})
+				if err != nil || !strings.Contains(out.Content.String(), c.prints) {
+					t.Fatalf("%s: %v\n%s", line, err, out.Content.String())
+				}
+				records := rec.Records()
+				last := records[len(records)-1]
+				if last.Decision != "allow" || last.Rule != rule || !slices.Contains(last.Commands, line) {
+					t.Errorf("audit of %s: decision %q rule %q commands %q, want rule %q", line, last.Decision, last.Rule, last.Commands, rule)
+				}
 			}
-			records := rec.Records()
-			last := records[len(records)-1]
-			if last.Decision != "allow" || last.Rule != "default for low-risk tools" || !slices.Contains(last.Commands, "make") {
-				t.Errorf("audit of make: decision %q rule %q commands %q", last.Decision, last.Rule, last.Commands)
-			}
-			out, err = tk.Invoke(ctx, "exec_command", map[string]any{"command": "make write"})
+			out, err := tk.Invoke(ctx, "exec_command", map[string]any{"command": "make write"})
 			if err != nil {
 				t.Errorf("make write was not let run as low-risk: %v", err)
 			}

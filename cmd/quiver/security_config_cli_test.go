@@ -66,8 +66,8 @@ func TestCLIAuditRedactsConfiguredNames(t *testing.T) {
 
 // TestCLILowRiskCommandsDecideCalls: [exec] low_risk_commands in a trusted
 // quiver.toml makes make low-risk for the rating as well as for the check at
-// run time, so it runs unasked and the audit says it was allowed as
-// low-risk; without the entry, or spelled with an assignment, it is asked
+// run time, so it runs unasked and the audit names the entry that allowed
+// it; without the entry, or spelled with an assignment, it is asked
 // about (and refused: there is no terminal to ask on).
 func TestCLILowRiskCommandsDecideCalls(t *testing.T) {
 	for _, tt := range []struct {
@@ -92,7 +92,7 @@ func TestCLILowRiskCommandsDecideCalls(t *testing.T) {
 			}
 			want := `"decision":"ask"`
 			if tt.runs {
-				want = `"decision":"allow","rule":"default for low-risk tools"`
+				want = `"decision":"allow","rule":"low_risk_commands entry \"make\""`
 			}
 			if !strings.Contains(string(b), want) {
 				t.Errorf("audit %s, want %s", b, want)

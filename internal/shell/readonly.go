@@ -2,6 +2,7 @@ package shell
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -46,11 +47,20 @@ func ReadOnlyCommand(line string, classify func(argv []string) bool) bool {
 	return ok
 }
 
-// Classifier returns the usual command classifier: [ReadOnlyArgv] with the
-// operator's extra entries.
-func Classifier(extraLowRisk []string) func(argv []string) bool {
+// Classifier returns the usual command classifier (a
+// tool.CommandClassifier): [ReadOnlyArgv] with the operator's extra
+// entries ([exec] low_risk_commands), naming the entry that vouched for a
+// command the built-in list alone does not accept, as the audit record
+// names the rule: `low_risk_commands entry "make -s test"`.
+func Classifier(extraLowRisk []string) func(argv []string) (bool, string) {
 	extra := slices.Clone(extraLowRisk)
-	return func(argv []string) bool { return ReadOnlyArgv(argv, extra) }
+	return func(argv []string) (bool, string) {
+		ok, entry := readOnlyArgv(argv, extra)
+		if entry == "" {
+			return ok, ""
+		}
+		return true, "low_risk_commands entry " + strconv.Quote(entry)
+	}
 }
 
 // soleCommand returns the words of a line that is one simple command and
@@ -165,14 +175,30 @@ func readOnlyCall(args []*syntax.Word, classify func([]string) bool) bool {
 // Entries of extraLowRisk are trusted as they are: argv is read-only when
 // its words start with an entry's words.
 func ReadOnlyArgv(argv []string, extraLowRisk []string) bool {
+	ok, _ := readOnlyArgv(argv, extraLowRisk)
+	return ok
+}
+
+// readOnlyArgv is ReadOnlyArgv, also returning the entry of extraLowRisk
+// that vouched for argv when the built-in list alone does not.
+func readOnlyArgv(argv, extraLowRisk []string) (ok bool, entry string) {
 	if len(argv) == 0 || strings.ContainsAny(argv[0], "/=") {
-		return false
+		return false, ""
+	}
+	if builtinReadOnly(argv) {
+		return true, ""
 	}
 	for _, e := range extraLowRisk {
 		if prefix := strings.Fields(e); len(prefix) > 0 && hasPrefixWords(argv, prefix) {
-			return true
+			return true, e
 		}
 	}
+	return false, ""
+}
+
+// builtinReadOnly is the built-in list's judgement of argv, whose name is
+// a bare one.
+func builtinReadOnly(argv []string) bool {
 	if check, ok := readOnlyBuiltins()[argv[0]]; ok {
 		return check(argv[1:])
 	}

@@ -41,7 +41,7 @@ func FuzzReadOnlyCommand(f *testing.F) {
 		f.Add(tt.line)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		if !ReadOnlyCommand(line, Classifier(nil)) {
+		if !ReadOnlyCommand(line, judged(Classifier(nil))) {
 			return
 		}
 		for _, problem := range h.check(t, line) {

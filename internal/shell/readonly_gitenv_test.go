@@ -19,7 +19,7 @@ func TestReadOnlyCannotUndoGitProtection(t *testing.T) {
 		"QUIVER_SANDBOX_LAUNCHER=/x git status",
 		"QUIVER_SANDBOX_SPEC={} git status",
 	} {
-		if ReadOnlyCommand(line, Classifier(nil)) {
+		if ReadOnlyCommand(line, judged(Classifier(nil))) {
 			t.Errorf("%q is read-only; it must be asked about", line)
 		}
 	}

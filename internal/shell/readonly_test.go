@@ -91,7 +91,7 @@ func TestReadOnlyCommand(t *testing.T) {
 	tests = append(tests, redTeamReadOnly...)
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {
-			if got := ReadOnlyCommand(tt.line, Classifier(nil)); got != tt.want {
+			if got := ReadOnlyCommand(tt.line, judged(Classifier(nil))); got != tt.want {
 				t.Errorf("ReadOnlyCommand(%q) = %v, want %v", tt.line, got, tt.want)
 			}
 		})
@@ -234,7 +234,7 @@ var redTeamReadOnly = []struct {
 // inside a compound, redirected or assigning line, is not read-only by the
 // entry; the built-in list still judges such lines.
 func TestReadOnlyExtraEntries(t *testing.T) {
-	classify := Classifier([]string{"make", "npm ls", "cargo tree", "/usr/bin/make", "FOO=1 make", "  "})
+	classify := judged(Classifier([]string{"make", "npm ls", "cargo tree", "/usr/bin/make", "FOO=1 make", "  "}))
 	tests := []struct {
 		name string
 		line string
@@ -281,6 +281,38 @@ func TestReadOnlyExtraEntries(t *testing.T) {
 	}
 }
 
+// judged is a classifier's judgement alone, as ReadOnlyCommand takes it.
+func judged(classify func([]string) (bool, string)) func([]string) bool {
+	return func(argv []string) bool {
+		ok, _ := classify(argv)
+		return ok
+	}
+}
+
+// TestClassifierNamesTheEntry: the classifier names the operator's entry
+// that made a command read-only, as written, and names none where the
+// built-in list accepts the command anyway or nothing does.
+func TestClassifierNamesTheEntry(t *testing.T) {
+	classify := Classifier([]string{"make", "npm ls", "make -s test", "git"})
+	for _, c := range []struct {
+		argv []string
+		ok   bool
+		by   string
+	}{
+		{[]string{"make", "lint"}, true, `low_risk_commands entry "make"`},
+		{[]string{"npm", "ls", "--depth", "0"}, true, `low_risk_commands entry "npm ls"`},
+		{[]string{"git", "status"}, true, ""}, // the built-in list rates it without the entry
+		{[]string{"git", "push"}, true, `low_risk_commands entry "git"`},
+		{[]string{"rm", "-rf", "x"}, false, ""},
+		{[]string{"/usr/bin/make"}, false, ""},
+	} {
+		ok, by := classify(c.argv)
+		if ok != c.ok || by != c.by {
+			t.Errorf("%q: (%v, %q), want (%v, %q)", c.argv, ok, by, c.ok, c.by)
+		}
+	}
+}
+
 // TestReadOnlyCommandClassifierDecides shows the classifier has the last
 // word on every command: one stricter than the built-in list narrows lines
 // the list accepts, alone or in a compound, and none accepts nothing.
@@ -290,7 +322,7 @@ func TestReadOnlyCommandClassifierDecides(t *testing.T) {
 		if ReadOnlyCommand(line, noCat) {
 			t.Errorf("%q is read-only under a classifier that refuses cat", line)
 		}
-		if !ReadOnlyCommand(line, Classifier(nil)) {
+		if !ReadOnlyCommand(line, judged(Classifier(nil))) {
 			t.Errorf("%q is not read-only under the built-in list", line)
 		}
 		if ReadOnlyCommand(line, nil) {
