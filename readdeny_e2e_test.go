@@ -11,6 +11,7 @@ import (
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 // TestReadDenyMasksForProcesses: with deny = ["read_file(.env)"], every
@@ -93,5 +94,27 @@ func TestReadDenyMasksForProcesses(t *testing.T) {
 				t.Errorf("cat notes.txt: %v\n%s", err, out.Content)
 			}
 		})
+	}
+}
+
+// TestReadWorkspaceForProcesses: with [sandbox] read = "workspace", a
+// command a call runs reads the workspace but not a file outside it (one
+// in the user's home), through the toolkit's one profile.
+func TestReadWorkspaceForProcesses(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	mustWrite(t, filepath.Join(ws, "notes.txt"), "public\n", 0o644)
+	mustWrite(t, filepath.Join(home, "somefile-outside"), "outside-secret\n", 0o600)
+	t.Setenv("HOME", home)
+	tk, err := quiver.New(quiver.WithRoot(ws), builtin.Standard(), quiver.WithPolicy(policy.AllowAll()),
+		quiver.WithSandbox(sandbox.Config{Read: sandbox.ReadScope{Workspace: true}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tk.Close()
+	for line, want := range map[string]string{"cat notes.txt": "public", "cat ~/somefile-outside": "Permission denied"} {
+		out, err := tk.Invoke(context.Background(), "exec_command", map[string]any{"command": line})
+		if view := out.Content.String(); err != nil || !strings.Contains(view, want) || strings.Contains(view, "outside-secret") {
+			t.Errorf("%s: %v\n%s", line, err, view)
+		}
 	}
 }

@@ -22,6 +22,8 @@ func TestParseErrorsHavePositions(t *testing.T) {
 		{"mcp server without a name", "[[tools.mcp.servers]]\ncommand = \"x\"\n", "tools.mcp.servers[0]: name is required"},
 		{"mcp server with both command and url", "[[tools.mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nurl = \"http://x\"\n", "exactly one of command and url"},
 		{"output store", "[output]\nstore = \"cloud\"\n", `output.store: "cloud"`},
+		{"bad sandbox read", "[sandbox]\nnetwork = false\nread = \"home\"\n", `q.toml:3:8: sandbox.read "home": want "all" or "workspace"`},
+		{"sandbox read of another type", "[sandbox]\nread = true\n", `sandbox.read "true": want "all" or "workspace"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -61,6 +63,9 @@ schema = "report.schema.json"
 
 [serve]
 ask_fallback = "deny"
+
+[sandbox]
+read = "workspace"
 `
 	c, err := Parse("/etc/quiver/q.toml", []byte(doc))
 	if err != nil {
@@ -73,7 +78,8 @@ ask_fallback = "deny"
 	if _, err := policy.New(pc, c.Workspace.WriteScope.WriteScope); err != nil {
 		t.Errorf("policy.New: %v", err)
 	}
-	if c.Workspace.WriteScope.WriteScope != policy.ReadOnly || c.Tools.CLI.Aliases["grep_search"] != "rg" || c.Tools.MCP.Servers[0].Args[1] != "server" {
+	if c.Workspace.WriteScope.WriteScope != policy.ReadOnly || c.Tools.CLI.Aliases["grep_search"] != "rg" || c.Tools.MCP.Servers[0].Args[1] != "server" ||
+		c.Sandbox.Read.String() != "workspace" {
 		t.Errorf("config %+v", c)
 	}
 	if got := c.Resolve(c.Outputs["report"].Schema); got != "/etc/quiver/report.schema.json" {

@@ -271,7 +271,11 @@ func profileReports(r Report, cfg Config) []ProfileReport {
 	case len(cfg.UnixSockets) > 0:
 		sockets = fmt.Sprintf("refused to start: [sandbox] unix_sockets names paths, which needs Landlock ABI %d", launch.ResolveUnixABI)
 	}
-	common := []string{network, sockets,
+	reads := "reads everything the user can, but the paths a read deny masks ([sandbox] read = \"all\")"
+	if cfg.Read.Workspace {
+		reads = "reads only the workspace, writable_roots, the call's TMPDIR and the system's program directories (Landlock; [sandbox] read = \"workspace\"), and not the paths a read deny masks"
+	}
+	common := []string{reads, network, sockets,
 		"no terminal injection (a session of its own, with no controlling terminal; seccomp: TIOCSTI, TIOCLINUX)",
 		"signals stay inside (" + signalFence(r) + ")",
 		"no host System V IPC or POSIX message queue (an IPC namespace)",
@@ -280,7 +284,7 @@ func profileReports(r Report, cfg Config) []ProfileReport {
 		"no ptrace, process_vm_*, io_uring, bpf, perf_event_open, userfaultfd, keyrings, kexec; native system call ABI only",
 		"no capabilities (all dropped), no_new_privs"}
 	return []ProfileReport{
-		{ReadOnly, append([]string{"writes nothing but /dev/null, /dev/zero and /dev/full (Landlock, read-only mounts); reads open"}, common...)},
+		{ReadOnly, append([]string{"writes nothing but /dev/null, /dev/zero and /dev/full (Landlock, read-only mounts)"}, common...)},
 		{WorkspaceWrite, append([]string{"writes the workspace, the call's TMPDIR and writable_roots only (Landlock); the protected paths and their links stay read-only (mounts)"}, common...)},
 		{Unconfined, []string{"nothing (the explicit opt-out)"}},
 	}

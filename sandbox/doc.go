@@ -277,9 +277,9 @@
 // them with Codex's sandbox). What is left open, on purpose or for want
 // of a kernel feature:
 //
-//   - Reads stay open under every profile, as in Codex: a confined process
-//     can read any file its user can (~/.ssh included), except the paths a
-//     read deny rule names (deny = ["read_file(.env)"], [Profile.MaskReads]),
+//   - Reads stay open under every profile by default, as in Codex: a
+//     confined process can read any file its user can (~/.ssh included),
+//     except the paths a read deny rule names (deny = ["read_file(.env)"], [Profile.MaskReads]),
 //     over which the launcher mounts /dev/null (a file) or an empty
 //     read-only tmpfs (a directory), so cat, grep -r, interpreters and
 //     symbolic links read nothing there, as Claude Code's denyRead does. A
@@ -288,10 +288,13 @@
 //     identity when the process starts and masked as well (a hard link
 //     outside the workspace, or to a file inside a masked directory, is
 //     not looked for). The file tools are
-//     held to the workspace by package workspace; processes are not.
-//     (The CLI provider's rg and fd are the exception: they may read only
-//     the workspace and the system's program directories, see
-//     [Profile.Readable].)
+//     held to the workspace by package workspace; processes are not,
+//     unless the operator narrows their reads with [sandbox] read =
+//     "workspace" ([Config] Read): then they read only the workspace, the
+//     writable roots, the call's TMPDIR and the system's program
+//     directories ([Profile.Readable]). (The CLI provider's rg and fd are
+//     held so always: they may read only the workspace and the system's
+//     program directories.)
 //   - With [sandbox] unix_sockets = ["*"], every Unix socket the user can
 //     reach (a Docker socket, a session bus, abstract ones when the network
 //     is on) can be connected to: that entry is the plain opt-out for

@@ -61,6 +61,40 @@ type Config struct {
 	// elsewhere a start is refused; "*" allows every Unix socket, abstract
 	// ones included, on every kernel. See the package doc.
 	UnixSockets []string `toml:"unix_sockets"`
+	// Read narrows what confined processes may read ([ReadScope]): with
+	// read = "workspace", only the workspace, the writable roots, the
+	// call's TMPDIR and the system's program directories; "all" (the
+	// default) leaves reads open but for the masked paths.
+	Read ReadScope `toml:"read"`
+}
+
+// ReadScope is [Config] Read, written "all" (or left out) or "workspace".
+type ReadScope struct {
+	// Workspace limits a confined process's reads to the trees it may
+	// write and the system's program directories ([Profile].Readable).
+	Workspace bool
+}
+
+// UnmarshalText reads "all" (or "") and "workspace", so that a
+// configuration decoder reports another value where it is written.
+func (r *ReadScope) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "", "all":
+		*r = ReadScope{}
+	case "workspace":
+		*r = ReadScope{Workspace: true}
+	default:
+		return fmt.Errorf("sandbox.read %q: want \"all\" or \"workspace\"", b)
+	}
+	return nil
+}
+
+// String is the scope as configuration writes it.
+func (r ReadScope) String() string {
+	if r.Workspace {
+		return "workspace"
+	}
+	return "all"
 }
 
 // Profile is what one process may do. The zero Profile is not usable: build
@@ -88,7 +122,9 @@ type Profile struct {
 	// nothing there.
 	Masked []string
 	// Readable, when not nil, limits reads to these trees plus the system's
-	// program directories (see systemReadable). nil leaves reads open.
+	// program directories (see systemReadable) and the call's TempDir. nil
+	// leaves reads open. [Config] Read sets it to the workspace and the
+	// writable roots.
 	Readable []string
 
 	noProcess bool     // see NoProcess
@@ -160,6 +196,9 @@ func New(mode Mode, workspace string, cfg Config, protected []string) (*Profile,
 			return nil, fmt.Errorf("sandbox: protected path %q: %w", r, err)
 		}
 		p.Protected = append(p.Protected, abs)
+	}
+	if cfg.Read.Workspace {
+		p.Readable = append([]string{ws}, p.Writable...)
 	}
 	return p, nil
 }
@@ -388,5 +427,8 @@ func (p *Profile) WithTempDir() (*Profile, func(), error) {
 	}
 	q := *p
 	q.TempDir = dir
+	if q.Readable != nil {
+		q.Readable = append(slices.Clone(q.Readable), dir) // its own TMPDIR reads back
+	}
 	return &q, func() { os.RemoveAll(dir) }, nil
 }
