@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver/config"
-	"github.com/quiverkit/quiver/sandbox/sandboxtest"
+	"github.com/quiverkit/quiver/sandbox/launch/launchtest"
 )
 
 // quiverBin is the quiver command these tests run: the CLI is tested as a
@@ -76,7 +76,7 @@ func installCommands(dir string) error {
 		return err
 	}
 	os.Setenv(modelsEnv, models)
-	_, err = sandboxtest.InstallLauncher(dir)
+	_, err = launchtest.InstallLauncher(dir)
 	return err
 }
 

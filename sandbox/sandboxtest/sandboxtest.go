@@ -131,7 +131,6 @@ func NewWatch(t testing.TB) *Watch {
 // workspace-write does, is compared with one outside /tmp).
 func NewWatchIn(t testing.TB, out string) *Watch {
 	t.Helper()
-	directPython()
 	w := &Watch{Out: out, token: "quiver-escapee-" + randomHex(t), mark: "QUIVER-CONFIG-RAN-" + randomHex(t), fds: []int{3, 4, 5}}
 	if err := os.WriteFile(filepath.Join(w.Out, "victim.txt"), []byte("victim\n"), 0o644); err != nil {
 		t.Fatal(err)

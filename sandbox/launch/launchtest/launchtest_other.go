@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sandboxtest
+package launchtest
 
 // InstallLauncher does nothing where there is no launcher.
 func InstallLauncher(dir string) (string, error) { return "", nil }
