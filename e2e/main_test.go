@@ -20,6 +20,7 @@ import (
 
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/internal/mcppeers"
+	"github.com/quiverkit/quiver/sandbox/launch/launchtest"
 )
 
 // quiverBin is the quiver binary, built once for the package's tests.
@@ -45,6 +46,10 @@ func TestMain(m *testing.M) {
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		panic("build quiver: " + err.Error())
+	}
+	// quiver-sandbox beside quiver, as the README installs it.
+	if _, err := launchtest.InstallLauncher(dir); err != nil {
+		panic(err)
 	}
 	quickRaceExit()
 	code := m.Run()
