@@ -23,7 +23,8 @@
 //	                                                                       policy.default at least as
 //	                                                                       strict, write_scope at least
 //	                                                                       as narrow; serve.ask_fallback
-//	                                                                       = "deny"
+//	                                                                       = "deny"; sandbox.read =
+//	                                                                       "workspace"
 //
 // A later layer adds its lists (rules, protected paths, servers, custom
 // tools) to the earlier ones, replaces the values it sets, and merges

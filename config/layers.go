@@ -261,6 +261,8 @@ func tighten(base, p *Config) (out *Config, kept, dropped []string) {
 			out.Policy.Default, ok = p.Policy.Default, true
 		case k == "workspace.write_scope" && scopeRank(p.Workspace.WriteScope.WriteScope) <= scopeRank(base.Workspace.WriteScope.WriteScope):
 			out.Workspace.WriteScope, ok = p.Workspace.WriteScope, true
+		case k == "sandbox.read" && p.Sandbox.Read.Workspace:
+			out.Sandbox.Read, ok = p.Sandbox.Read, true
 		case k == "serve.ask_fallback" && p.Serve.AskFallback.Decision == policy.Deny:
 			out.Serve.AskFallback, ok = p.Serve.AskFallback, true
 		case len(w.Path) == 3 && w.Path[0] == "policy" && w.Path[1] == "tools":

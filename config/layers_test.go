@@ -209,6 +209,26 @@ func TestUntrustedProjectOnlyTightens(t *testing.T) {
 	}
 }
 
+// An untrusted project may narrow what processes read, never widen it.
+func TestUntrustedProjectMayNarrowReads(t *testing.T) {
+	for _, tc := range []struct{ operator, project, want string }{
+		{"", "workspace", "workspace"},
+		{"", "all", "all"},
+		{"workspace", "all", "workspace"},
+		{"workspace", "workspace", "workspace"},
+	} {
+		t.Run(tc.operator+"/"+tc.project, func(t *testing.T) {
+			e := newEnv(t, map[string]string{"quiver.toml": "[sandbox]\nread = \"" + tc.project + "\"\n"})
+			if tc.operator != "" {
+				e.operator("[sandbox]\nread = \"" + tc.operator + "\"\n")
+			}
+			if got := e.mustLoad().Sandbox.Read.String(); got != tc.want {
+				t.Errorf("operator %q, untrusted project %q: read = %q, want %q", tc.operator, tc.project, got, tc.want)
+			}
+		})
+	}
+}
+
 // The same file, trusted as it is, is loaded whole; changed by one byte
 // after, it is back to tightening only.
 func TestTrustedProjectLoadsWholeUntilOneByteChanges(t *testing.T) {
