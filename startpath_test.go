@@ -31,13 +31,14 @@ var processStarters = map[string][]string{
 // startAllowed are the files outside the start path that may use a starter,
 // each with the reason.
 var startAllowed = map[string]string{
-	"sandbox/launch/launch_linux.go":     "launch.Command rewrites the start path's command to start the launcher",
-	"sandbox/launch/launcher_linux.go":   "launch.Probe prepares the start path's availability probe",
-	"sandbox/launch/pidns_linux.go":      "the launcher, init of the call's PID namespace, forks the program once it has confined itself",
-	"sandbox/sandboxtest/host_linux.go":  "test harness, linked only into tests: the host processes escape attempts aim at",
-	"sandbox/sandboxtest/host_other.go":  "test harness, linked only into tests",
-	"sandbox/sandboxtest/sandboxtest.go": "test harness, linked only into tests: hands a test's own command the watched host state",
-	"sandbox/sandboxtest/workspace.go":   "test harness, linked only into tests: the user's own git and compiler, run outside any sandbox on purpose",
+	"sandbox/launch/launch_linux.go":                "launch.Command rewrites the start path's command to start the launcher",
+	"sandbox/launch/launcher_linux.go":              "launch.Probe prepares the start path's availability probe",
+	"sandbox/launch/pidns_linux.go":                 "the launcher, init of the call's PID namespace, forks the program once it has confined itself",
+	"sandbox/launch/launchtest/launchtest_linux.go": "test harness, linked only into tests: go build of the launcher the tests install",
+	"sandbox/sandboxtest/host_linux.go":             "test harness, linked only into tests: the host processes escape attempts aim at",
+	"sandbox/sandboxtest/host_other.go":             "test harness, linked only into tests",
+	"sandbox/sandboxtest/sandboxtest.go":            "test harness, linked only into tests: hands a test's own command the watched host state",
+	"sandbox/sandboxtest/workspace.go":              "test harness, linked only into tests: the user's own git and compiler, run outside any sandbox on purpose",
 }
 
 // TestOneStartPath: no file outside the start path starts a process (or
