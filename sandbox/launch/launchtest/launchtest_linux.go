@@ -2,6 +2,7 @@ package launchtest
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,10 +21,14 @@ import (
 // It fails unless the launcher it installed is one Quiver would trust
 // there (launch's TrustedSibling): a test must not believe it runs the
 // sibling while Quiver quietly re-executes itself, or the other way round.
-// Call it from TestMain. The launcher's own code is tested under the race
+// It never replaces a file that is there already (an error wrapping
+// fs.ErrExist). Call it from TestMain. The launcher's own code is tested under the race
 // detector by package sandbox/launch, which re-executes itself.
 func InstallLauncher(dir string) (string, error) {
 	path := filepath.Join(dir, launch.SiblingName)
+	if _, err := os.Lstat(path); err == nil {
+		return "", fmt.Errorf("%s exists already: %w", path, fs.ErrExist)
+	}
 	build := exec.Command("go", "build", "-o", path, "github.com/quiverkit/quiver/cmd/quiver-sandbox")
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/quiver-sandbox: %w\n%s", err, out)
