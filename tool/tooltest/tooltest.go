@@ -7,6 +7,7 @@ package tooltest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/quiverkit/quiver/schema"
 	"github.com/quiverkit/quiver/tool"
@@ -26,7 +27,11 @@ func Validate(t *tool.Tool, args string) (json.RawMessage, error) {
 	}
 	changed, err := v.Validate(m)
 	if err != nil {
-		return nil, tool.Errorf(tool.CodeInvalidArguments, "%w", err)
+		te := tool.Errorf(tool.CodeInvalidArguments, "%w", err)
+		if fe := (*schema.FieldError)(nil); errors.As(err, &fe) {
+			te.WithDetail("field", fe.Field).WithDetail("rule", fe.Rule)
+		}
+		return nil, te
 	}
 	if changed {
 		return json.Marshal(m)
