@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -238,6 +239,42 @@ func TestErrorsAreToolResultsCarryingTheCode(t *testing.T) {
 	}
 	if len(f.notes) != 0 {
 		t.Errorf("a refused call ran: notes %v", f.notes)
+	}
+}
+
+// TestMisspelledPathIsRefusedBeforeTheAsk: write_file {"path":"new.txt/"}
+// names no file (the kernel refuses it), so it is INVALID_ARGUMENTS with the
+// field in the message and in details, before anyone is asked: under the
+// default policy, a write asks, and a client without elicitation gets
+// APPROVAL_DENIED for a well-spelled one. Nothing is written.
+func TestMisspelledPathIsRefusedBeforeTheAsk(t *testing.T) {
+	dir := t.TempDir()
+	p, err := policy.New(policy.Config{}, policy.WorkspaceWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(p), quiver.WithApprover(approve.Elicit{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tk.Close() })
+	cs := connect(t, newServer(t, &fixture{tk: tk}, mcpserver.Options{}), nil)
+	for path, want := range map[string]map[string]any{
+		"new.txt/": {"code": string(tool.CodeInvalidArguments), "field": "path"},
+		"new.txt":  {"code": string(tool.CodeApprovalDenied), "field": nil},
+	} {
+		got := callJSON(t, cs, "write_file", map[string]any{"path": path, "content": "x"})
+		info, _ := got["_meta"].(map[string]any)[mcpserver.MetaError].(map[string]any)
+		details, _ := info["details"].(map[string]any)
+		if diff := cmp.Diff(want, map[string]any{"code": info["code"], "field": details["field"]}); diff != "" {
+			t.Errorf("write_file %q (-want +got):\n%s\n%v", path, diff, info)
+		}
+		if msg, _ := info["message"].(string); want["field"] != nil && !strings.Contains(msg, `field "path"`) {
+			t.Errorf("write_file %q: the message does not name the field: %s", path, msg)
+		}
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("the workspace is not empty: %v %v", entries, err)
 	}
 }
 

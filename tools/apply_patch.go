@@ -33,12 +33,42 @@ var ApplyPatch = tool.RefTo[ApplyPatchInput, *ApplyPatchOutput]("apply_patch")
 func init() { register(newApplyPatch) }
 
 func newApplyPatch() *tool.Tool {
-	return tool.Func("apply_patch", applyPatchDescription, applyPatch,
+	return withPathArgs(tool.Func("apply_patch", applyPatchDescription, applyPatch,
 		tool.InProcess(),
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true}),
 		tool.WithSubjects(applyPatchSubjects),
-		tool.WritesSubjectPaths())
+		tool.WritesSubjectPaths()),
+		patchPaths)
+}
+
+// patchPaths lists the files a patch names, sources and move targets, as
+// path arguments of its field "patch". A patch that does not parse names
+// none: it fails before it writes anything.
+func patchPaths(in ApplyPatchInput) []pathField {
+	p, err := patch.Parse(in.Patch)
+	if err != nil {
+		return nil
+	}
+	var out []pathField
+	for _, f := range p.Files {
+		for _, name := range []string{f.Path, f.MoveTo} {
+			if name != "" {
+				out = append(out, pathField{"patch", name, aFile | newName})
+			}
+		}
+	}
+	return out
+}
+
+// patchFS is the workspace as a patch is applied to it: every path the
+// patch names is a file to write, spelled and refused by pathArg.
+type patchFS struct{ *workspace.Workspace }
+
+// Rel is pathArg of field "patch".
+func (f patchFS) Rel(p string) (string, error) {
+	rel, _, err := pathArg(f.Workspace, "patch", p, aFile|newName)
+	return rel, err
 }
 
 // applyPatchSubjects names every path the patch touches, move targets
@@ -61,13 +91,13 @@ func applyPatchSubjects(in ApplyPatchInput) []tool.Subject {
 func applyPatch(ctx context.Context, tc tool.Context, in ApplyPatchInput) (*ApplyPatchOutput, error) {
 	p, err := patch.Parse(in.Patch)
 	if err != nil {
-		return nil, err
+		return nil, fieldError("patch", err)
 	}
 	ws, err := workspace.From(ctx, tc)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := patch.Prepare(ctx, ws, p)
+	plan, err := patch.Prepare(ctx, patchFS{ws}, p)
 	if err != nil {
 		return nil, err
 	}

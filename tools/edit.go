@@ -48,12 +48,13 @@ var Edit = tool.RefTo[EditInput, *EditOutput]("edit")
 func init() { register(newEdit) }
 
 func newEdit() *tool.Tool {
-	return tool.Func("edit", editDescription, editFile,
+	return withPathArgs(tool.Func("edit", editDescription, editFile,
 		tool.InProcess(),
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true}),
 		tool.WithSubjects(func(in EditInput) []tool.Subject { return tool.PathSubject(in.Path) }),
-		tool.WritesSubjectPaths())
+		tool.WritesSubjectPaths()),
+		onePath("path", aFile|newName, func(in EditInput) string { return in.Path }))
 }
 
 func editFile(ctx context.Context, tc tool.Context, in EditInput) (*EditOutput, error) {
@@ -106,10 +107,7 @@ const maxEditBytes = 128 << 20
 // writes the result atomically unless dryRun. The first op may create the
 // file (empty old_string, file absent).
 func runEdits(ctx context.Context, tc tool.Context, p string, ops []editOp, expectedSum string, dryRun bool) (*editResult, error) {
-	if err := checkFileSpelling(p); err != nil {
-		return nil, err
-	}
-	ws, rel, err := writablePath(ctx, tc, p)
+	ws, rel, err := argInWorkspace(ctx, tc, "path", p, aFile|newName)
 	if err != nil {
 		return nil, err
 	}

@@ -95,14 +95,15 @@ func init() {
 }
 
 func newExecCommand() *tool.Tool {
-	return tool.Func("exec_command", execCommandDescription, execCommand,
+	return withPathArgs(tool.Func("exec_command", execCommandDescription, execCommand,
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true, OpenWorld: true}),
 		tool.WithCallRisk(execRisk),
 		tool.ReadOnlyWhenLowRisk(),
 		tool.WithSubjects(func(in ExecCommandInput) []tool.Subject {
 			return []tool.Subject{{Kind: tool.SubjectCommand, Value: in.line()}}
-		}))
+		})),
+		onePath("workdir", aDir, func(in ExecCommandInput) string { return in.Workdir }))
 }
 
 // execRisk rates a call low when the toolkit's command classifier
@@ -261,30 +262,14 @@ func execDir(ws *workspace.Workspace, workdir string) (string, error) {
 	if workdir == "" {
 		return ws.Dir(), nil
 	}
-	rel, err := ws.Rel(workdir)
+	rel, _, err := pathArg(ws, "workdir", workdir, aDir)
 	if err != nil {
-		return "", fieldError("workdir", err)
-	}
-	fi, err := ws.Stat(rel)
-	switch {
-	case err != nil && isNotExist(err):
-		return "", tool.Errorf(tool.CodeInvalidArguments, "field \"workdir\": directory %s does not exist", rel)
-	case err != nil:
-		return "", fieldError("workdir", err)
-	case !fi.IsDir():
-		return "", tool.Errorf(tool.CodeInvalidArguments, "field \"workdir\": %s is not a directory", rel)
+		return "", err
 	}
 	if filepath.IsAbs(rel) {
 		return rel, nil
 	}
 	return filepath.Join(ws.Dir(), filepath.FromSlash(rel)), nil
-}
-
-// fieldError prefixes a workspace error's message with the field it came
-// from, keeping its code.
-func fieldError(field string, err error) error {
-	te := tool.AsError(err)
-	return &tool.Error{Code: te.Code, Message: fmt.Sprintf("field %q: %s", field, te.Message), Retriable: te.Retriable, Err: err}
 }
 
 // outputLocation is where the whole output went: a ref in the output cache

@@ -83,15 +83,9 @@ const gitTimeout = 60 * time.Second
 func init() { register(newGitStatusSummary) }
 
 func newGitStatusSummary() *tool.Tool {
-	return tool.Func("git_status_summary", gitStatusDescription, gitStatusSummary, tool.ReadOnly(),
-		tool.WithSubjects(func(in GitStatusSummaryInput) []tool.Subject { return tool.PathSubject(orDot(in.Path)) }))
-}
-
-func orDot(p string) string {
-	if p == "" {
-		return "."
-	}
-	return p
+	return withPathArgs(tool.Func("git_status_summary", gitStatusDescription, gitStatusSummary, tool.ReadOnly(),
+		tool.WithSubjects(func(in GitStatusSummaryInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) })),
+		onePath("path", aFile|aDir, func(in GitStatusSummaryInput) string { return in.Path }))
 }
 
 func gitStatusSummary(ctx context.Context, tc tool.Context, in GitStatusSummaryInput) (*GitStatusSummaryOutput, error) {
@@ -99,7 +93,7 @@ func gitStatusSummary(ctx context.Context, tc tool.Context, in GitStatusSummaryI
 	if err != nil {
 		return nil, err
 	}
-	dir, err := gitDir(ws, orDot(in.Path))
+	dir, err := gitDir(ws, in.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -135,16 +129,9 @@ func readDenied(ws *workspace.Workspace, abs string) bool {
 // gitDir returns the absolute directory to run git in: path's directory if
 // path is a file.
 func gitDir(ws *workspace.Workspace, p string) (string, error) {
-	rel, err := ws.Rel(p)
+	rel, fi, err := pathArg(ws, "path", p, aFile|aDir)
 	if err != nil {
-		return "", fieldError("path", err)
-	}
-	fi, err := ws.Stat(rel)
-	if err != nil {
-		if isNotExist(err) {
-			return "", tool.Errorf(tool.CodeInvalidArguments, "field \"path\": %s does not exist", rel)
-		}
-		return "", fieldError("path", err)
+		return "", err
 	}
 	abs := rel
 	if !filepath.IsAbs(abs) {

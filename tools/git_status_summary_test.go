@@ -264,7 +264,7 @@ func TestGitStatusSummaryPaths(t *testing.T) {
 	_, err = e.call(newGitStatusSummary(), `{"path":"../"}`)
 	wantToolError(t, err, tool.CodeSandboxViolation, `field "path"`)
 	_, err = e.call(newGitStatusSummary(), `{"path":"missing"}`)
-	wantToolError(t, err, tool.CodeInvalidArguments, "missing does not exist")
+	wantToolError(t, err, tool.CodeNotFound, "missing does not exist")
 }
 
 // TestGitStatusSummaryHidesDeniedPaths: with read denies on .env, keys/**

@@ -60,10 +60,11 @@ func NewGlobSearch(backend GlobBackend) *tool.Tool {
 	run := func(ctx context.Context, tc tool.Context, in GlobSearchInput) (*GlobSearchOutput, error) {
 		return globSearch(ctx, tc, in, backend)
 	}
-	return tool.Func("glob_search", globSearchDescription, run,
+	return withPathArgs(tool.Func("glob_search", globSearchDescription, run,
 		tool.InProcess(),
 		tool.ReadOnly(),
-		tool.WithSubjects(func(in GlobSearchInput) []tool.Subject { return tool.PathSubject(orRoot(in.BaseDir)) }))
+		tool.WithSubjects(func(in GlobSearchInput) []tool.Subject { return tool.PathSubject(orRoot(in.BaseDir)) })),
+		onePath("base_dir", aDir|inside|reads, func(in GlobSearchInput) string { return in.BaseDir }))
 }
 
 const globDefaultMax = 100
@@ -73,15 +74,9 @@ func globSearch(ctx context.Context, tc tool.Context, in GlobSearchInput, backen
 	if err != nil {
 		return nil, err
 	}
-	ws, base, err := listablePath(ctx, tc, in.BaseDir)
+	ws, base, err := argInWorkspace(ctx, tc, "base_dir", in.BaseDir, aDir|inside|reads)
 	if err != nil {
 		return nil, err
-	}
-	if err := insideForSearch(base, in.BaseDir); err != nil {
-		return nil, err
-	}
-	if err := ws.CheckRead(base); err != nil {
-		return nil, err // whichever backend lists
 	}
 	q.Base = base
 	c := search.NewGlobCollector(orDefault(in.MaxResults, globDefaultMax))

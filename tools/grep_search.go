@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -89,10 +88,11 @@ func NewGrepSearch(backend GrepBackend) *tool.Tool {
 	run := func(ctx context.Context, tc tool.Context, in GrepSearchInput) (*GrepSearchOutput, error) {
 		return grepSearch(ctx, tc, in, backend)
 	}
-	return tool.Func("grep_search", grepSearchDescription, run,
+	return withPathArgs(tool.Func("grep_search", grepSearchDescription, run,
 		tool.InProcess(),
 		tool.ReadOnly(),
-		tool.WithSubjects(func(in GrepSearchInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) }))
+		tool.WithSubjects(func(in GrepSearchInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) })),
+		onePath("path", aFile|aDir|inside|reads, func(in GrepSearchInput) string { return in.Path }))
 }
 
 const grepDefaultMax = 100
@@ -129,34 +129,12 @@ func prepareGrep(ctx context.Context, tc tool.Context, pattern string, opts sear
 	if err != nil {
 		return nil, nil, err
 	}
-	if q.Start, err = ws.Rel(orRoot(path)); err != nil {
-		return nil, nil, err
-	}
-	if err := insideForSearch(q.Start, path); err != nil {
-		return nil, nil, err
-	}
-	if err := ws.CheckRead(q.Start); err != nil {
-		return nil, nil, err // whichever backend searches
-	}
-	fi, err := ws.Stat(q.Start)
+	start, fi, err := pathArg(ws, "path", path, aFile|aDir|inside|reads)
 	if err != nil {
 		return nil, nil, err
 	}
-	q.StartIsDir = fi.IsDir()
-	if !q.StartIsDir && !fi.Mode().IsRegular() {
-		return nil, nil, tool.Errorf(tool.CodeInvalidArguments, "field \"path\": %s is neither a directory nor a regular file", path)
-	}
+	q.Start, q.StartIsDir = start, fi.IsDir()
 	return ws, q, nil
-}
-
-// insideForSearch refuses a path outside the workspace, which Rel returns
-// (absolute) only under the unrestricted write scope: searches, by any
-// backend, stay inside the workspace.
-func insideForSearch(rel, given string) error {
-	if filepath.IsAbs(rel) {
-		return tool.Errorf(tool.CodeInvalidArguments, "path %q is outside the workspace; searches stay inside it", given)
-	}
-	return nil
 }
 
 // searchError gives a backend failure its code: the call's own deadline or

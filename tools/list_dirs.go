@@ -38,10 +38,11 @@ var ListDirs = tool.RefTo[ListDirsInput, *ListDirsOutput]("list_dirs")
 func init() { register(newListDirs) }
 
 func newListDirs() *tool.Tool {
-	return tool.Func("list_dirs", listDirsDescription, listDirs,
+	return withPathArgs(tool.Func("list_dirs", listDirsDescription, listDirs,
 		tool.InProcess(),
 		tool.ReadOnly(),
-		tool.WithSubjects(func(in ListDirsInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) }))
+		tool.WithSubjects(func(in ListDirsInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) })),
+		onePath("path", aDir|reads, func(in ListDirsInput) string { return in.Path }))
 }
 
 const (
@@ -54,7 +55,7 @@ func listDirs(ctx context.Context, tc tool.Context, in ListDirsInput) (*ListDirs
 	if in.Depth > listDirsMaxDepth {
 		return nil, tool.Errorf(tool.CodeInvalidArguments, "field \"depth\": %d is more than %d; list a subdirectory to go deeper", in.Depth, listDirsMaxDepth)
 	}
-	ws, rel, err := listablePath(ctx, tc, in.Path)
+	ws, rel, err := argInWorkspace(ctx, tc, "path", in.Path, aDir|reads)
 	if err != nil {
 		return nil, err
 	}

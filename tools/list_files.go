@@ -42,10 +42,11 @@ var ListFiles = tool.RefTo[ListFilesInput, *ListFilesOutput]("list_files")
 func init() { register(newListFiles) }
 
 func newListFiles() *tool.Tool {
-	return tool.Func("list_files", listFilesDescription, listFiles,
+	return withPathArgs(tool.Func("list_files", listFilesDescription, listFiles,
 		tool.InProcess(),
 		tool.ReadOnly(),
-		tool.WithSubjects(func(in ListFilesInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) }))
+		tool.WithSubjects(func(in ListFilesInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) })),
+		onePath("path", aDir|reads, func(in ListFilesInput) string { return in.Path }))
 }
 
 const listFilesDefaultLimit = 500
@@ -54,7 +55,7 @@ func listFiles(ctx context.Context, tc tool.Context, in ListFilesInput) (*ListFi
 	if in.Pattern != "" && !doublestar.ValidatePattern(in.Pattern) {
 		return nil, tool.Errorf(tool.CodeInvalidArguments, "field \"pattern\": %q is not a valid glob (check its brackets and braces)", in.Pattern)
 	}
-	ws, rel, err := listablePath(ctx, tc, in.Path)
+	ws, rel, err := argInWorkspace(ctx, tc, "path", in.Path, aDir|reads)
 	if err != nil {
 		return nil, err
 	}

@@ -44,12 +44,13 @@ var MultiEdit = tool.RefTo[MultiEditInput, *MultiEditOutput]("multi_edit")
 func init() { register(newMultiEdit) }
 
 func newMultiEdit() *tool.Tool {
-	return tool.Func("multi_edit", multiEditDescription, multiEdit,
+	return withPathArgs(tool.Func("multi_edit", multiEditDescription, multiEdit,
 		tool.InProcess(),
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true}),
 		tool.WithSubjects(func(in MultiEditInput) []tool.Subject { return tool.PathSubject(in.Path) }),
-		tool.WritesSubjectPaths())
+		tool.WritesSubjectPaths()),
+		onePath("path", aFile|newName, func(in MultiEditInput) string { return in.Path }))
 }
 
 func multiEdit(ctx context.Context, tc tool.Context, in MultiEditInput) (*MultiEditOutput, error) {

@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/quiverkit/quiver/tool"
-	"github.com/quiverkit/quiver/workspace"
 )
 
 //go:embed read_file.md
@@ -58,30 +57,28 @@ var ReadFile = tool.RefTo[ReadFileInput, *ReadFileOutput]("read_file")
 func init() { register(newReadFile) }
 
 func newReadFile() *tool.Tool {
-	return tool.Func("read_file", readFileDescription, readFile,
+	return withPathArgs(tool.Func("read_file", readFileDescription, readFile,
 		tool.InProcess(),
 		tool.ReadOnly(),
-		tool.WithSubjects(func(in ReadFileInput) []tool.Subject { return tool.PathSubject(in.Path) }))
+		tool.WithSubjects(func(in ReadFileInput) []tool.Subject { return tool.PathSubject(in.Path) })),
+		onePath("path", aFile, func(in ReadFileInput) string { return in.Path }))
 }
 
 func readFile(ctx context.Context, tc tool.Context, in ReadFileInput) (*ReadFileOutput, error) {
-	if err := checkFileSpelling(in.Path); err != nil {
-		return nil, err
-	}
-	ws, err := workspace.From(ctx, tc)
+	ws, rel, err := argInWorkspace(ctx, tc, "path", in.Path, aFile)
 	if err != nil {
 		return nil, err
 	}
-	f, err := ws.Open(in.Path)
+	f, err := ws.Open(rel)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, tool.Errorf(tool.CodeExecutionFailed, "stat %s: %w", in.Path, err)
+		return nil, tool.Errorf(tool.CodeExecutionFailed, "stat %s: %w", rel, err)
 	}
-	out := &ReadFileOutput{Path: ws.Display(in.Path), Size: fi.Size()}
+	out := &ReadFileOutput{Path: rel, Size: fi.Size()}
 	br := bufio.NewReaderSize(f, 64*1024)
 	if mime := sniffImage(br); mime != "" {
 		out, err := readImage(br, out, mime)
@@ -97,21 +94,6 @@ func readFile(ctx context.Context, tc tool.Context, in ReadFileInput) (*ReadFile
 	out.ContentSHA256 = hex.EncodeToString(h.Sum(nil))
 	recordRead(ctx, tc, out.Path, out.ContentSHA256)
 	return out, nil
-}
-
-// checkFileSpelling refuses a path spelled as a directory — a trailing slash,
-// or a last element "." or ".." after one — for a tool that works on a file.
-// The workspace cleans paths lexically, so "a.txt/" would otherwise open
-// a.txt, where the system refuses it (ENOTDIR): a path means the same to
-// Quiver as to the programs the model also runs. ("." and ".." alone are
-// left to the workspace, which says what they are.)
-func checkFileSpelling(p string) error {
-	i := strings.LastIndexByte(p, '/')
-	if base := p[i+1:]; i < 0 || base != "" && base != "." && base != ".." {
-		return nil
-	}
-	return tool.Errorf(tool.CodeInvalidArguments, "field \"path\": %q names a directory (it ends in a slash, \".\" or \"..\"); this tool works on a file: give the file's path without a trailing slash", p).
-		WithDetail("field", "path")
 }
 
 // sniffImage returns the MIME type of an image format models accept.

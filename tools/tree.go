@@ -40,10 +40,11 @@ var Tree = tool.RefTo[TreeInput, *TreeOutput]("tree")
 func init() { register(newTree) }
 
 func newTree() *tool.Tool {
-	return tool.Func("tree", treeDescription, drawTree,
+	return withPathArgs(tool.Func("tree", treeDescription, drawTree,
 		tool.InProcess(),
 		tool.ReadOnly(),
-		tool.WithSubjects(func(in TreeInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) }))
+		tool.WithSubjects(func(in TreeInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) })),
+		onePath("path", aDir|reads, func(in TreeInput) string { return in.Path }))
 }
 
 const (
@@ -52,7 +53,7 @@ const (
 )
 
 func drawTree(ctx context.Context, tc tool.Context, in TreeInput) (*TreeOutput, error) {
-	ws, rel, err := listablePath(ctx, tc, in.Path)
+	ws, rel, err := argInWorkspace(ctx, tc, "path", in.Path, aDir|reads)
 	if err != nil {
 		return nil, err
 	}
@@ -235,28 +236,7 @@ func markUnreadable(out []listEntry, rel string, err error) {
 	}
 }
 
-// listablePath checks the path a listing tool was given ("" is the root) and
-// returns the workspace and the path relative to its root, which must be a
-// directory.
-func listablePath(ctx context.Context, tc tool.Context, p string) (*workspace.Workspace, string, error) {
-	p = orRoot(p)
-	ws, rel, err := pathArg(ctx, tc, p)
-	if err != nil {
-		return nil, "", err
-	}
-	fi, err := ws.Stat(rel)
-	if err != nil {
-		return nil, "", err
-	}
-	switch {
-	case fi.Mode().IsRegular():
-		return nil, "", tool.Errorf(tool.CodeExecutionFailed, "%s is a file, not a directory; use read_file to read it, or give its directory", printable(rel))
-	case !fi.IsDir():
-		return nil, "", tool.Errorf(tool.CodeExecutionFailed, "%s is %s, not a directory; give the path of a directory", printable(rel), fileKind(fi.Mode()))
-	}
-	return ws, rel, nil
-}
-
+// orRoot is the path an optional directory argument names: "" is the root.
 func orRoot(p string) string {
 	if p == "" {
 		return "."

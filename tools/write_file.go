@@ -33,16 +33,17 @@ var WriteFile = tool.RefTo[WriteFileInput, *WriteFileOutput]("write_file")
 func init() { register(newWriteFile) }
 
 func newWriteFile() *tool.Tool {
-	return tool.Func("write_file", writeFileDescription, writeFile,
+	return withPathArgs(tool.Func("write_file", writeFileDescription, writeFile,
 		tool.InProcess(),
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true, Idempotent: true}),
 		tool.WithSubjects(func(in WriteFileInput) []tool.Subject { return tool.PathSubject(in.Path) }),
-		tool.WritesSubjectPaths())
+		tool.WritesSubjectPaths()),
+		onePath("path", aFile|newName, func(in WriteFileInput) string { return in.Path }))
 }
 
 func writeFile(ctx context.Context, tc tool.Context, in WriteFileInput) (*WriteFileOutput, error) {
-	ws, rel, err := writablePath(ctx, tc, in.Path)
+	ws, rel, err := argInWorkspace(ctx, tc, "path", in.Path, aFile|newName)
 	if err != nil {
 		return nil, err
 	}

@@ -1,61 +1,17 @@
 package tools
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
 
-// Where a write tool may write: the checks every tool that creates or
-// replaces a file makes on the path it was given, before writing.
-
-// maxPathBytes bounds a path argument: longer paths cannot name a file on
-// Linux (PATH_MAX), and refusing them early keeps create_dirs from making a
-// deep chain of directories before the name fails.
-const maxPathBytes = 4096
-
-// pathArg resolves the "path" argument p of a call in the call's
-// workspace: the workspace, and p relative to its root.
-func pathArg(ctx context.Context, tc tool.Context, p string) (*workspace.Workspace, string, error) {
-	if len(p) > maxPathBytes {
-		return nil, "", tool.Errorf(tool.CodeInvalidArguments, "field \"path\": %d bytes long; paths are at most %d bytes", len(p), maxPathBytes)
-	}
-	ws, err := workspace.From(ctx, tc)
-	if err != nil {
-		return nil, "", err
-	}
-	rel, err := ws.Rel(p)
-	if err != nil {
-		return nil, "", err
-	}
-	return ws, rel, nil
-}
-
-// writablePath checks a path a writing tool was given and returns the
-// workspace and the path relative to its root. Paths that are not valid
-// UTF-8 (or hold U+FFFD, which is what invalid bytes become in JSON) are
-// refused: a model cannot name such a file reliably, and write tools must
-// not create names it did not mean.
-func writablePath(ctx context.Context, tc tool.Context, p string) (*workspace.Workspace, string, error) {
-	if len(p) <= maxPathBytes && (!utf8.ValidString(p) || strings.ContainsRune(p, utf8.RuneError)) {
-		return nil, "", tool.Errorf(tool.CodeInvalidArguments, "field \"path\": %q is not valid UTF-8 (or holds U+FFFD); this tool only writes files whose names are valid UTF-8", p)
-	}
-	ws, rel, err := pathArg(ctx, tc, p)
-	if err != nil {
-		return nil, "", err
-	}
-	if rel == "." {
-		return nil, "", tool.Errorf(tool.CodeExecutionFailed, "%q is the workspace root, a directory; give the path of a file", p)
-	}
-	return ws, rel, nil
-}
+// What every tool that creates or replaces a file checks on disk before
+// writing; the path itself is checked by pathArg.
 
 // regularFile reports whether rel exists as a regular file (following
 // symlinks inside the workspace); a directory or a device is an error that
