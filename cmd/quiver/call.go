@@ -96,10 +96,15 @@ type callJSON struct {
 }
 
 type errorJSON struct {
-	Code      tool.Code `json:"code"`
-	Message   string    `json:"message"`
-	Tool      string    `json:"tool"`
-	Retriable bool      `json:"retriable"`
+	Code      tool.Code      `json:"code"`
+	Message   string         `json:"message"`
+	Tool      string         `json:"tool"`
+	Retriable bool           `json:"retriable"`
+	Details   map[string]any `json:"details,omitempty"` // the field at fault, the rule...
+}
+
+func newErrorJSON(e *tool.Error) *errorJSON {
+	return &errorJSON{Code: e.Code, Message: e.Message, Tool: e.Tool, Retriable: e.Retriable, Details: e.Details}
 }
 
 func (a *app) printCall(cmd *cobra.Command, out quiver.Output) error {
@@ -107,7 +112,7 @@ func (a *app) printCall(cmd *cobra.Command, out quiver.Output) error {
 		j := callJSON{Name: out.Name, IsError: out.Content.IsError, Content: out.Content.String(),
 			Output: out.Content.Output, OutputRef: out.Content.OutputRef, Provider: out.Provider}
 		if out.Err != nil {
-			j.Error = &errorJSON{Code: out.Err.Code, Message: out.Err.Message, Tool: out.Err.Tool, Retriable: out.Err.Retriable}
+			j.Error = newErrorJSON(out.Err)
 		}
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")

@@ -228,6 +228,7 @@ ask = ["write_file"]
 		{"denied tool", []string{"call", "list_files", "{}"}, "TOOL_NOT_ALLOWED"},
 		{"denied path", []string{"call", "read_file", `{"path":"secret.txt"}`}, "TOOL_NOT_ALLOWED"},
 		{"ask without a terminal", []string{"call", "write_file", `{"path":"n.txt","content":"x"}`}, "APPROVAL_DENIED"},
+		{"a file spelled as a directory, refused before the ask", []string{"call", "write_file", `{"path":"n.txt/","content":"x"}`}, "INVALID_ARGUMENTS"},
 		{"array arguments", []string{"call", "read_file", `[1]`}, "INVALID_TOOL_ARGUMENTS_TYPE"},
 		{"string arguments", []string{"call", "read_file", `"x"`}, "INVALID_TOOL_ARGUMENTS_TYPE"},
 		{"number arguments", []string{"call", "read_file", `123`}, "INVALID_TOOL_ARGUMENTS_TYPE"},
@@ -258,6 +259,17 @@ ask = ["write_file"]
 		r := runCLI(t, dir, "", "call", "write_file", `{"path":"n.txt","content":"x"}`)
 		if !strings.Contains(r.stderr, "--yes") || !strings.Contains(r.stderr, `write_file(n.txt)`) {
 			t.Errorf("stderr %q", r.stderr)
+		}
+	})
+	t.Run("a misspelled path names its field", func(t *testing.T) {
+		args := []string{"call", "write_file", `{"path":"n.txt/","content":"x"}`}
+		if r := runCLI(t, dir, "", args...); !strings.Contains(r.stderr, `INVALID_ARGUMENTS: field "path": "n.txt/" names a directory`) {
+			t.Errorf("stderr %q", r.stderr)
+		}
+		var out callJSON
+		j := runCLI(t, dir, "", append([]string{"--json"}, args...)...)
+		if err := json.Unmarshal([]byte(j.stdout), &out); err != nil || out.Error == nil || out.Error.Details["field"] != "path" {
+			t.Errorf("--json: %v %q", err, j.stdout)
 		}
 	})
 }

@@ -165,7 +165,7 @@ func (v *runView) finish(res *agent.Result, err error) error {
 		j := runResult{Type: "result", Text: res.Text, Done: res.Done, Summary: res.Summary, Turns: res.Turns, Usage: res.Usage, Incomplete: incomplete}
 		if err != nil && !incomplete {
 			te := tool.AsError(err)
-			j.Error = &errorJSON{Code: te.Code, Message: te.Message, Tool: te.Tool, Retriable: te.Retriable}
+			j.Error = newErrorJSON(te)
 		}
 		if werr := v.enc.Encode(j); werr != nil {
 			return werr
