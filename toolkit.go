@@ -51,7 +51,7 @@ type Toolkit struct {
 
 	root         string
 	onlyProvider string // WithOnlyProvider
-	providers    []provider.Provider
+	providers    []rankedProvider
 	aliases      []provider.Alias
 	validators   sync.Map // *tool.Tool -> *schema.Validator
 	calls        atomic.Uint64
@@ -99,9 +99,25 @@ func WithTimeout(d time.Duration) Option {
 	return func(tk *Toolkit) error { tk.timeout = d; return nil }
 }
 
-// WithProvider adds a tool provider.
+// WithProvider adds a tool provider at its own priority.
 func WithProvider(p provider.Provider) Option {
-	return func(tk *Toolkit) error { tk.providers = append(tk.providers, p); return nil }
+	return WithProviderAt(p, p.Priority())
+}
+
+// WithProviderAt adds a tool provider at priority instead of its own (the
+// highest that offers a name serves it): for a host that lets its operator
+// order the sources, as quiver.toml's [tools] providers does.
+func WithProviderAt(p provider.Provider, priority int) Option {
+	return func(tk *Toolkit) error {
+		tk.providers = append(tk.providers, rankedProvider{p, priority})
+		return nil
+	}
+}
+
+// rankedProvider is a provider and the priority it was added at.
+type rankedProvider struct {
+	p        provider.Provider
+	priority int
 }
 
 // WithOnlyProvider serves every call from the provider with ID id alone
@@ -176,7 +192,10 @@ func New(opts ...Option) (*Toolkit, error) {
 	if err := tk.setDefaults(); err != nil {
 		return nil, err
 	}
-	tk.registry = provider.NewRegistry(tk.providers...)
+	tk.registry = provider.NewRegistry()
+	for _, rp := range tk.providers {
+		tk.registry.AddAt(rp.p, rp.priority)
+	}
 	for _, a := range tk.aliases {
 		tk.registry.AddAlias(a)
 	}

@@ -44,11 +44,20 @@ type Status struct {
 // is safe for concurrent use.
 type Registry struct {
 	mu        sync.RWMutex
-	providers []Provider // highest priority first; equal priorities in the order added
+	providers []ranked // highest priority first; equal priorities in the order added
 	aliases   map[string]Alias
 	listed    map[string]*listing    // by provider ID
 	resolved  map[string]*resolution // by name asked for, at generation gen
 	gen       uint64                 // bumped by every invalidation
+}
+
+// ranked is a provider and the priority the registry resolves it at, its
+// own unless [Registry.AddAt] gave another. The priority is kept beside the
+// provider rather than in a wrapper around it, so that the provider itself
+// still answers the optional interfaces ([Scoped], [Invalidator]).
+type ranked struct {
+	p        Provider
+	priority int
 }
 
 // listing is one provider's answer to Tools.
@@ -74,17 +83,25 @@ func NewRegistry(providers ...Provider) *Registry {
 	return r
 }
 
-// Add adds a provider. Two providers with one ID are a programming error.
+// Add adds a provider at its own priority. Two providers with one ID are a
+// programming error.
 func (r *Registry) Add(p Provider) {
+	r.AddAt(p, p.Priority())
+}
+
+// AddAt adds a provider at priority instead of its own: a host whose
+// operator orders the sources (quiver.toml's [tools] providers) ranks them
+// here. Two providers with one ID are a programming error.
+func (r *Registry) AddAt(p Provider, priority int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, q := range r.providers {
-		if q.ID() == p.ID() {
+		if q.p.ID() == p.ID() {
 			panic(fmt.Sprintf("provider: duplicate provider id %q", p.ID()))
 		}
 	}
-	r.providers = append(r.providers, p)
-	sort.SliceStable(r.providers, func(i, j int) bool { return r.providers[i].Priority() > r.providers[j].Priority() })
+	r.providers = append(r.providers, ranked{p: p, priority: priority})
+	sort.SliceStable(r.providers, func(i, j int) bool { return r.providers[i].priority > r.providers[j].priority })
 	if inv, ok := p.(Invalidator); ok {
 		inv.SetInvalidate(r.Invalidate)
 	}
@@ -270,23 +287,24 @@ func (r *Registry) Status(ctx context.Context) []Status {
 func (r *Registry) list(ctx context.Context, want func(Provider) bool) []*listing {
 	r.mu.RLock()
 	gen := r.gen
-	var todo []Provider
+	var todo []ranked
 	for _, p := range r.providers {
-		if want == nil || want(p) {
+		if want == nil || want(p.p) {
 			todo = append(todo, p)
 		}
 	}
 	r.mu.RUnlock()
 	out := make([]*listing, len(todo))
 	for i, p := range todo {
+		id := p.p.ID()
 		r.mu.RLock()
-		l := r.listed[p.ID()]
+		l := r.listed[id]
 		r.mu.RUnlock()
 		if l == nil || l.gen != gen {
 			l = listOne(ctx, p, gen)
 			r.mu.Lock()
-			if old := r.listed[p.ID()]; old == nil || old.gen <= gen {
-				r.listed[p.ID()] = l
+			if old := r.listed[id]; old == nil || old.gen <= gen {
+				r.listed[id] = l
 			}
 			r.mu.Unlock()
 		}
@@ -298,9 +316,10 @@ func (r *Registry) list(ctx context.Context, want func(Provider) bool) []*listin
 // listOne asks p for its tools. An unavailable provider is recorded in its
 // status and contributes no tools; it never fails the lookup of another
 // provider's tools. A tool that fails its check is left out, and said so.
-func listOne(ctx context.Context, p Provider, gen uint64) *listing {
+func listOne(ctx context.Context, rp ranked, gen uint64) *listing {
+	p := rp.p
 	tools, err := p.Tools(ctx)
-	l := &listing{gen: gen, tools: map[string]*tool.Tool{}, status: Status{ID: p.ID(), Priority: p.Priority(), Err: err}}
+	l := &listing{gen: gen, tools: map[string]*tool.Tool{}, status: Status{ID: p.ID(), Priority: rp.priority, Err: err}}
 	if err != nil {
 		return l
 	}

@@ -250,3 +250,43 @@ func TestRegistryConcurrentLookupsAndInvalidations(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestAddAtRanksWithoutHidingTheProvider: a provider added at another
+// priority than its own is resolved at that priority and reported at it,
+// while it still answers for itself which names it may offer and when its
+// catalogue changes, so that reordering the sources neither starts every
+// MCP server on a call of read_file nor loses a list-changed notification.
+func TestAddAtRanksWithoutHidingTheProvider(t *testing.T) {
+	builtin := &fake{id: "builtin", priority: provider.PriorityBuiltin, names: []string{"read_file", "gh__issues"}}
+	server := scoped{&fake{id: "mcp:gh", priority: provider.PriorityMCP, names: []string{"gh__issues"}}, "gh__"}
+	r := provider.NewRegistry()
+	r.AddAt(builtin, provider.PriorityMCP)
+	r.AddAt(server, provider.PriorityBuiltin)
+	ctx := context.Background()
+
+	if e, _, err := r.Resolve(ctx, "read_file", nil); err != nil || e.Provider != "builtin" {
+		t.Fatalf("read_file -> %+v, %v", e, err)
+	}
+	if n := server.lists.Load(); n != 0 {
+		t.Errorf("resolving read_file listed the server %d times; its MayOffer was not asked", n)
+	}
+	e, _, err := r.Resolve(ctx, "gh__issues", nil)
+	if err != nil || e.Provider != "builtin" || !cmp.Equal(e.Shadowed, []string{"mcp:gh"}) {
+		t.Errorf("gh__issues -> %+v, %v; want builtin over mcp:gh, as ranked", e, err)
+	}
+	var got []string
+	for _, s := range r.Status(ctx) {
+		got = append(got, fmt.Sprintf("%s:%d", s.ID, s.Priority))
+	}
+	if diff := cmp.Diff([]string{fmt.Sprintf("builtin:%d", provider.PriorityMCP), fmt.Sprintf("mcp:gh:%d", provider.PriorityBuiltin)}, got); diff != "" {
+		t.Errorf("status (-want +got):\n%s", diff)
+	}
+	if server.inval == nil {
+		t.Fatal("the registry did not give the ranked server its invalidation hook")
+	}
+	server.names = nil
+	server.inval()
+	if e, _, err := r.Resolve(ctx, "gh__issues", nil); err != nil || len(e.Shadowed) != 0 {
+		t.Errorf("after the server's list changed: gh__issues -> %+v, %v; want builtin alone", e, err)
+	}
+}

@@ -20,7 +20,7 @@ func (a *app) wireBuiltin(cfg *config.Config) ([]quiver.Option, error) {
 	if !cfg.Tools.ProviderOn(config.KindBuiltin) {
 		return nil, nil
 	}
-	opts := []quiver.Option{quiver.WithProvider(rank(cfg, config.KindBuiltin, builtin.New()))}
+	opts := []quiver.Option{quiver.WithProviderAt(builtin.New(), priorityOf(cfg, config.KindBuiltin))}
 	for _, a := range builtin.Aliases() {
 		opts = append(opts, quiver.WithAlias(a))
 	}
@@ -41,7 +41,7 @@ func (a *app) wireCLI(cfg *config.Config) ([]quiver.Option, error) {
 		return nil, fmt.Errorf("%s: %w", cfg.Path, err)
 	}
 	a.cli = p
-	return []quiver.Option{quiver.WithProvider(rank(cfg, config.KindCLI, p))}, nil
+	return []quiver.Option{quiver.WithProviderAt(p, priorityOf(cfg, config.KindCLI))}, nil
 }
 
 // stockPriority is each source's priority when [tools] providers does not
@@ -52,14 +52,6 @@ var stockPriority = map[string]int{
 	config.KindCustom:  provider.PriorityCustom,
 	config.KindScript:  provider.PriorityScript,
 	config.KindMCP:     provider.PriorityMCP,
-}
-
-// rank gives p the priority its kind has under [tools] providers.
-func rank(cfg *config.Config, kind string, p provider.Provider) provider.Provider {
-	if n := priorityOf(cfg, kind); n != p.Priority() {
-		return ranked{Provider: p, priority: n}
-	}
-	return p
 }
 
 // priorityOf is the priority of a kind of source: the sources [tools]
@@ -77,30 +69,6 @@ func priorityOf(cfg *config.Config, kind string) int {
 	}
 	sort.Sort(sort.Reverse(sort.IntSlice(slots)))
 	return slots[i]
-}
-
-// ranked is a provider at another priority than its own.
-type ranked struct {
-	provider.Provider
-	priority int
-}
-
-func (r ranked) Priority() int { return r.priority }
-
-// MayOffer passes the provider's answer on, so that ranking an MCP server
-// or the CLI provider does not make every lookup list it (a provider that
-// cannot say may offer anything).
-func (r ranked) MayOffer(name string) bool {
-	s, ok := r.Provider.(provider.Scoped)
-	return !ok || s.MayOffer(name)
-}
-
-// SetInvalidate passes the registry's hook on, so that an MCP server's
-// list-changed notification still reaches it.
-func (r ranked) SetInvalidate(f func()) {
-	if inv, ok := r.Provider.(provider.Invalidator); ok {
-		inv.SetInvalidate(f)
-	}
 }
 
 // cliNotes tells `quiver tools` and `quiver config check` which program

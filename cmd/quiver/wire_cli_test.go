@@ -3,47 +3,44 @@ package main
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/provider"
-	"github.com/quiverkit/quiver/provider/builtin"
-	"github.com/quiverkit/quiver/provider/cli"
-	mcpprovider "github.com/quiverkit/quiver/provider/mcp"
 )
 
-// TestRankedKeepsTheProvidersScope: a provider that [tools] providers
-// moves to another priority still tells the registry which names it may
-// offer, so that reordering the sources does not make a call of read_file
-// start every MCP server; one that cannot tell may offer anything.
-func TestRankedKeepsTheProvidersScope(t *testing.T) {
-	server, err := mcpprovider.New(mcpprovider.Config{Name: "gh", Command: "gh-mcp"})
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestPriorityOfFollowsTheProvidersOrder: the sources [tools] providers
+// names trade their stock priorities, the first named taking the highest;
+// the ones it leaves out keep theirs; with no list every source has its
+// stock priority. The registry resolves each source at this priority
+// (quiver.WithProviderAt).
+func TestPriorityOfFollowsTheProvidersOrder(t *testing.T) {
+	all := []string{config.KindBuiltin, config.KindCLI, config.KindCustom, config.KindScript, config.KindMCP}
 	tests := []struct {
-		name string
-		p    provider.Provider
-		yes  []string
-		no   []string
+		name  string
+		order []string
+		want  []int // in the order of all
 	}{
-		{"an MCP server", server, []string{"gh__issues", "gh__"}, []string{"read_file", "gh_issues", "github__x"}},
-		{"the CLI provider", cli.New(cli.Options{}), []string{"grep_search", "glob_search"}, []string{"read_file", "exec_command"}},
-		{"the builtin provider, which cannot tell", builtin.New(), []string{"read_file", "gh__issues", "anything"}, nil},
+		{"no list", nil, []int{provider.PriorityBuiltin, provider.PriorityCLI, provider.PriorityCustom, provider.PriorityScript, provider.PriorityMCP}},
+		{"builtin first", []string{config.KindBuiltin, config.KindCLI},
+			[]int{provider.PriorityCLI, provider.PriorityBuiltin, provider.PriorityCustom, provider.PriorityScript, provider.PriorityMCP}},
+		{"all reversed", []string{config.KindMCP, config.KindScript, config.KindCustom, config.KindCLI, config.KindBuiltin},
+			[]int{provider.PriorityBuiltin, provider.PriorityCLI, provider.PriorityCustom, provider.PriorityScript, provider.PriorityMCP}},
+		{"builtin over mcp", []string{config.KindBuiltin, config.KindScript, config.KindMCP},
+			[]int{provider.PriorityMCP, provider.PriorityCLI, provider.PriorityCustom, provider.PriorityScript, provider.PriorityBuiltin}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var r provider.Provider = ranked{Provider: tt.p, priority: provider.PriorityBuiltin - 1}
-			s, ok := r.(provider.Scoped)
-			if !ok {
-				t.Fatal("ranked does not implement provider.Scoped")
+			cfg := &config.Config{}
+			for _, k := range tt.order {
+				cfg.Tools.Providers = append(cfg.Tools.Providers, config.ProviderKind{Name: k})
 			}
-			for _, name := range tt.yes {
-				if !s.MayOffer(name) {
-					t.Errorf("MayOffer(%q) = false", name)
-				}
+			var got []int
+			for _, k := range all {
+				got = append(got, priorityOf(cfg, k))
 			}
-			for _, name := range tt.no {
-				if s.MayOffer(name) {
-					t.Errorf("MayOffer(%q) = true", name)
-				}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("priorities of %v (-want +got):\n%s", all, diff)
 			}
 		})
 	}

@@ -23,7 +23,7 @@ func (a *app) wireCustom(cfg *config.Config) ([]quiver.Option, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", cfg.Path, err)
 		}
-		opts = append(opts, quiver.WithProvider(rank(cfg, config.KindCustom, p)))
+		opts = append(opts, quiver.WithProviderAt(p, priorityOf(cfg, config.KindCustom)))
 	}
 	if !cfg.Tools.ProviderOn(config.KindScript) {
 		return opts, nil
@@ -45,7 +45,7 @@ func (a *app) wireCustom(cfg *config.Config) ([]quiver.Option, error) {
 	}
 	p := script.New(script.Options{Dir: dir, EnvAllow: cfg.Exec.EnvAllow, LowRisk: cfg.Tools.Scripts.LowRisk, Pinned: pinned})
 	a.scripts = p
-	return append(opts, quiver.WithProvider(rank(cfg, config.KindScript, p))), nil
+	return append(opts, quiver.WithProviderAt(p, priorityOf(cfg, config.KindScript))), nil
 }
 
 // scriptPins decides whether the scripts of dir run, and pinned to what.

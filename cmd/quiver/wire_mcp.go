@@ -49,7 +49,7 @@ func (a *app) wireMCP(cfg *config.Config) ([]quiver.Option, error) {
 		}
 		a.closer = append(a.closer, p)
 		a.mcp = append(a.mcp, p)
-		opts = append(opts, quiver.WithProvider(rank(cfg, config.KindMCP, p)))
+		opts = append(opts, quiver.WithProviderAt(p, priorityOf(cfg, config.KindMCP)))
 	}
 	return opts, nil
 }
