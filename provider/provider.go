@@ -11,6 +11,11 @@
 // the registry then lists it only when one of them is asked for: resolving
 // one name costs only the providers that might serve it.
 //
+// What the registry relies on a provider for (an ID that does not change,
+// valid and unique names, schemas that compile, true Scoped answers,
+// listings that may overlap) is checked by package providertest, which
+// every provider's tests run.
+//
 // A Provider has one job, its catalogue: execution goes through each
 // [tool.Tool]'s own Execute, so that every provider's tools run through the
 // same pipeline. That is why this interface has no Execute method, unlike the
