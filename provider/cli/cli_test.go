@@ -15,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/quiverkit/quiver/internal/search"
+	"github.com/quiverkit/quiver/provider"
+	"github.com/quiverkit/quiver/provider/providertest"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tool/tooltest"
 	"github.com/quiverkit/quiver/tools"
@@ -640,4 +642,13 @@ func TestDetectionRefusesAProgramFoundThroughARelativePATHEntry(t *testing.T) {
 	if list, err := p.Tools(context.Background()); err == nil {
 		t.Errorf("the provider offers %d tools backed by planted programs", len(list))
 	}
+}
+
+// TestContract: the provider keeps the contract the registry relies on,
+// with every kind of tool it serves: rg- and fd-backed search tools and a
+// tool of its own that runs a program (query_json = "jq").
+func TestContract(t *testing.T) {
+	providertest.Run(t, func(*testing.T) provider.Provider {
+		return New(Options{Aliases: map[string]string{"query_json": "jq"}, LookPath: fakeLook("rg", "fd", "jq")})
+	})
 }

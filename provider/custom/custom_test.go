@@ -17,8 +17,10 @@ import (
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/custom"
+	"github.com/quiverkit/quiver/provider/providertest"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -288,4 +290,20 @@ func BenchmarkInvokeCustom(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestContract: the provider keeps the contract the registry relies on,
+// with a tool of every parameter type.
+func TestContract(t *testing.T) {
+	defs := []config.Custom{say, {Name: "args", Command: "printf '%s|' {n} {x} {b} {mode} {flags}", Risk: "low", Workdir: "sub",
+		Params: []config.CustomParam{{Name: "n", Type: "integer", Required: true}, {Name: "x", Type: "number"},
+			{Name: "b", Type: "boolean"}, {Name: "mode", Enum: []string{"fast", "slow"}}, {Name: "flags", AllowOptions: true}}},
+		{Name: "nap", Command: "sleep 30", TimeoutSecs: 1}}
+	providertest.Run(t, func(t *testing.T) provider.Provider {
+		p, err := custom.New(defs, custom.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	})
 }

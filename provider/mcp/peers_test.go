@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver/internal/mcppeers"
-
+	"github.com/quiverkit/quiver/provider/providertest"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -190,5 +190,17 @@ func waitListening(t *testing.T, addr string) {
 			t.Fatalf("nothing listens on %s after 20s: %v", addr, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestPeerEverythingContract: the provider keeps the contract the registry
+// relies on over the reference server's catalogue too (one server for
+// every clause: it takes seconds to start).
+func TestPeerEverythingContract(t *testing.T) {
+	t.Parallel()
+	p := newProvider(t, everything(t))
+	t.Cleanup(func() { p.Close() })
+	if err := providertest.TestProvider(t.Context(), p); err != nil {
+		t.Error(err)
 	}
 }

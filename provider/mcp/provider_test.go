@@ -17,6 +17,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider"
+	"github.com/quiverkit/quiver/provider/providertest"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -366,4 +367,17 @@ func TestServerSandbox(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestContract: the provider keeps the contract the registry relies on,
+// against a real server (the go-sdk's, in this test binary) whose tools
+// include an odd name, which the provider rewrites, and a schema that is
+// not an object's, which it leaves out. Every clause starts its own server.
+func TestContract(t *testing.T) {
+	t.Parallel()
+	providertest.Run(t, func(t *testing.T) provider.Provider {
+		p := newProvider(t, testServer(t, "test", "tools"))
+		t.Cleanup(func() { p.Close() })
+		return p
+	})
 }

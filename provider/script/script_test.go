@@ -13,7 +13,9 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/provider/providertest"
 	"github.com/quiverkit/quiver/provider/script"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -174,4 +176,30 @@ func TestName(t *testing.T) {
 			t.Errorf("Name(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestContract: the provider keeps the contract the registry relies on,
+// over a directory with a script of every parameter type, one whose file
+// name is sanitized, and files it skips.
+func TestContract(t *testing.T) {
+	files := map[string]string{
+		"greet":         greet,
+		"count.py":      "#!/bin/sh\n# quiver: description Counts.\n# quiver: param path string required The file.\n# quiver: param n integer\n# quiver: param x number\n# quiver: param verbose boolean\n# quiver: timeout 5\ncat\n",
+		"my tool.v2.sh": "#!/bin/sh\n# quiver: description Sanitized.\necho ok\n",
+		"bad.sh":        "#!/bin/sh\n# quiver: description x\n# quiver: param n list bad type\n",
+		"notes.txt":     "not a script\n",
+	}
+	providertest.Run(t, func(t *testing.T) provider.Provider {
+		dir := t.TempDir()
+		for name, body := range files {
+			mode := os.FileMode(0o755)
+			if name == "notes.txt" {
+				mode = 0o644
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), mode); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return script.New(script.Options{Dir: dir, LowRisk: []string{"greet"}})
+	})
 }
