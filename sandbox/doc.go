@@ -261,7 +261,7 @@
 // Where the kernel cannot enforce a profile (no Landlock, an ABI older than
 // 3, user namespaces forbidden, no seccomp filters, see also Older kernels), [Profile.Wrap] refuses with an
 // [*UnavailableError] that names what is missing and the settings that opt
-// out: write_scope = "unrestricted", or [sandbox] enabled = false for a host
+// out: write_scope = "unrestricted", or [sandbox] disabled = true for a host
 // that isolates Quiver itself. Nothing ever runs unconfined silently.
 // [Check] reports what this machine supports; `quiver sandbox check` prints
 // it.
