@@ -215,7 +215,7 @@ func TestSandboxProtectedPaths(t *testing.T) {
 
 // TestSandboxNormalWork: inside the workspace, the work a coding agent does
 // still works under the sandbox: go build (with a build cache of the
-// workspace's own, as the README advises: the user's shared cache stays
+// workspace's own, as docs/sandbox.md advises: the user's shared cache stays
 // read-only; go test with a cold cache compiles the standard library,
 // minutes on a busy machine), git init, add and commit with
 // .git/config and .git/hooks read-only, npm test, temporary files.
