@@ -5,8 +5,10 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -241,3 +243,43 @@ func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// TestReadmeLayoutListsEveryPackage: the README's Layout table has a row
+// for each package of the module, tests-only ones included, and no row for
+// a package that is gone: a newcomer reads it as the map.
+func TestReadmeLayoutListsEveryPackage(t *testing.T) {
+	out, err := exec.Command("go", "list", "-e", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var want []string
+	for _, pkg := range strings.Fields(string(out)) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, modulePath), "/")
+		if rel == "" {
+			rel = "quiver"
+		}
+		want = append(want, rel)
+	}
+	var got []string
+	inLayout := false
+	for _, line := range proseLines(t, "README.md") {
+		if strings.HasPrefix(line, "## ") {
+			inLayout = line == "## Layout"
+			continue
+		}
+		if m := layoutRow.FindStringSubmatch(line); inLayout && m != nil {
+			got = append(got, m[1])
+		}
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("README.md's Layout rows differ from go list ./... (-packages +rows):\n%s", diff)
+	}
+}
+
+const modulePath = "github.com/quiverkit/quiver"
+
+// layoutRow is a row of the Layout table: its first cell is the package's
+// path in the module, in code.
+var layoutRow = regexp.MustCompile("^\\| `([a-z0-9/_-]+)`")
