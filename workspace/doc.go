@@ -29,10 +29,8 @@
 // whose negation is '^'), so it ignores the names the rule keeps, and it
 // does not re-include logs/keep/y under "logs/**", "!logs/keep/",
 // "!logs/keep/**"; this matcher listed exactly git's files. And it is
-// faster: matching the 12,800 paths of the Go source tree against a
-// .gitignore of 51 usual rules took 21-36 ms, go-git's 590-840 ms, and a
-// walk of a tree of that shape 120-160 ms, go-git's 280-520 ms (2 cores,
-// Go 1.26). ignore_test.go pins git's semantics: negation, "**", anchoring
+// faster, matching and walking the Go source tree (docs/performance.md
+// has the figures). ignore_test.go pins git's semantics: negation, "**", anchoring
 // to the directory of the file, directory-only rules.
 //
 // The unrestricted write scope is the one exception to confinement: with

@@ -63,8 +63,8 @@
 // A file is read whole once; its new content is a list of slices of the
 // original plus the added lines, streamed to the atomic writer, never copied
 // whole. Peak memory is therefore about the size of the files the patch
-// touches plus the patch text (scripts/bench-patch-memory measures a 200 MB
-// file at about 1.1 times its size).
+// touches plus the patch text (scripts/bench-patch-memory measures it on a
+// file of some hundreds of megabytes; docs/performance.md has the figure).
 //
 // Time is linear in the file's length when context matches exactly
 // (BenchmarkApplyPatch counts line comparisons: twice the file and hunks,
