@@ -11,6 +11,8 @@
 //	out, err := tk.Invoke(ctx, "read_file", map[string]any{"path": "go.mod"})
 //	fmt.Println(out.Content) // numbered lines, as the model sees them
 //
+// # Starting a call
+//
 // There are four ways to start a call; pick by who made it:
 //
 //   - [Toolkit.Invoke]: the host's own call, by name, with arguments as a
@@ -22,6 +24,8 @@
 //     whose id keys the audit record (the MCP server, quiver call).
 //   - [Toolkit.InvokeAll]: a model's turn of calls, run as concurrently as
 //     is safe, outputs in call order (the agent loop).
+//
+// # The pipeline
 //
 // They all go through one pipeline, as do the CLI, the MCP server and the
 // agent loop built on them, in this fixed order (docs/design.md section 1):
@@ -39,6 +43,8 @@
 // A denied tool is refused before its arguments are looked at; rules that
 // name a command or a path need validated arguments, so they are decided after
 // validation; a person is asked only about well-formed calls.
+//
+// # Errors
 //
 // Errors reach Go callers as *tool.Error (use errors.As, or tool.CodeOf) and
 // the model as an error result, "Error executing tool NAME: CODE: message".

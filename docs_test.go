@@ -283,3 +283,51 @@ const modulePath = "github.com/quiverkit/quiver"
 // layoutRow is a row of the Layout table: its first cell is the package's
 // path in the module, in code.
 var layoutRow = regexp.MustCompile("^\\| `([a-z0-9/_-]+)`")
+
+// maxDocLinesWithoutHeadings is how long a package's documentation may
+// run as plain paragraphs; past it, go doc shows a wall of text that a
+// reader cannot find their way in, and "# Heading" lines give it sections.
+const maxDocLinesWithoutHeadings = 30
+
+// TestLongPackageDocsHaveHeadings: every package documentation longer
+// than maxDocLinesWithoutHeadings lines has headings, as log/slog's does.
+func TestLongPackageDocsHaveHeadings(t *testing.T) {
+	docs := map[string][]string{} // directory -> its package doc comments
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		if f.Doc != nil {
+			docs[filepath.Dir(path)] = append(docs[filepath.Dir(path)], f.Doc.Text())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, texts := range docs {
+		text := strings.Join(texts, "\n")
+		lines := strings.Split(strings.TrimSpace(text), "\n")
+		if len(lines) <= maxDocLinesWithoutHeadings {
+			continue
+		}
+		headed := false
+		for _, l := range lines {
+			headed = headed || strings.HasPrefix(l, "# ")
+		}
+		if !headed {
+			t.Errorf("package %s: its documentation runs %d lines without a heading (more than %d): give it \"# Heading\" lines", dir, len(lines), maxDocLinesWithoutHeadings)
+		}
+	}
+}

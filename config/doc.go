@@ -56,6 +56,8 @@
 // the workspace (LoadLayers refuses), and only the operator's environment
 // names it, never a file.
 //
+// # Strict decoding
+//
 // Decoding is strict: an unknown key or a bad value is an error that names
 // the file, the line and the column, because a misspelt policy key
 // silently ignored is a policy that does not do what its author thinks.
@@ -65,6 +67,8 @@
 // it writes that is near no tool of this one is taken for another
 // project's tool and listed ([ElsewhereToolRefs]) rather than refused; a
 // name near a known tool is a typo there too.
+//
+// # Departure from the first design
 //
 // Departure from the first design (docs/design.md section 4): it looked
 // for ./quiver.toml, then the user's file, one file only. Now the user's

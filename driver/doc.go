@@ -3,6 +3,8 @@
 // [ToolResult], [Message], [Request], [Response] — and the [Model] interface
 // through which the agent loop talks to any provider, streaming or not.
 //
+// # The providers
+//
 // It exists so that one program can hand its model's tool calls to Quiver and
 // get back exactly the messages its SDK expects, whatever the provider. The
 // mapping to each official SDK lives in the sub-packages:
@@ -25,7 +27,7 @@
 // [Model] built on an SDK client the caller configured (base URL, keys,
 // retries: the SDK's own options, not re-invented here).
 //
-// Decisions this package makes for every provider:
+// # Decisions made for every provider
 //
 //   - [ToolCall.Arguments] is always a JSON object. Empty arguments become {}.
 //     Arguments that do not parse, or that are an array, a string or another
@@ -53,6 +55,8 @@
 //     dialect. Conversions are remembered per schema ([Memo]) because an agent
 //     loop offers the same catalogue on every turn, and schemas are encoded
 //     by a direct walk rather than jsonschema-go's reflective MarshalJSON.
+//
+// # Where it sits, and where to start
 //
 // This package depends on package tool (for result parts and for turning a
 // toolkit's tools into definitions) and on nothing else of Quiver's; the

@@ -2,6 +2,8 @@
 // so that any MCP client — Claude Desktop, Claude Code, Codex, Cursor, the
 // MCP Inspector — uses Quiver's tools under Quiver's policy and workspace.
 //
+// # One pipeline
+//
 // It is a thin adapter over the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk/mcp). Tools are registered with the
 // SDK's low-level Server.AddTool and a raw handler: every tools/call goes
@@ -23,6 +25,8 @@
 //     the model learns TOOL_NOT_ALLOWED rather than "unknown tool"; a name
 //     nobody serves is the protocol error the specification asks for.
 //
+// # Listing and approval
+//
 // The tool listing is [quiver.Toolkit.AllowedTools], refreshed on every
 // tools/list and by [Server.Refresh] (which sends list-changed
 // notifications when it changed).
@@ -31,6 +35,8 @@
 // approver; the server puts each call's session in the context
 // ([approve.WithSession]) so that [approve.Elicit] can ask the client's user.
 //
+// # Transports
+//
 // Transports: [Server.Run] serves one session over a reader and a writer
 // (stdio), answering any line that is not one JSON-RPC message with an
 // error instead of ending the session; [Server.Handler] is the streamable
@@ -38,6 +44,8 @@
 // loopback names or explicitly allowed), optionally by a bearer token, with
 // a request body limit, beside the /healthz and /readyz probes;
 // [Server.Serve] runs it on a listener and shuts down gracefully.
+//
+// # Sessions
 //
 // Clients crash and lose the network without saying goodbye, so the server
 // keeps its own account of HTTP sessions (sessions.go): a session with no
@@ -49,11 +57,15 @@
 // (without an event store a stream cannot be resumed, so nobody could read
 // its answer); ending a call kills the processes it started.
 //
+// # Background jobs
+//
 // Background jobs (exec_command's background: true) belong to the session
 // whose call started them ([tool.WithSession]): another session's
 // exec_output and exec_kill get NOT_FOUND for them, and when a session ends
 // — DELETE, eviction, timeout, the end of a stdio session, shutdown — its
 // jobs are killed with their process trees ([quiver.Toolkit.EndSession]).
+//
+// # Protocol versions
 //
 // Protocol versions: the server negotiates 2025-11-25 and older. The
 // 2026-07-28 revision moves server-to-client questions (elicitation) into

@@ -4,7 +4,7 @@
 // and a marker naming the ref, and reads or searches the rest with the
 // tool_output_cache and tool_output_cache_grep tools.
 //
-// Where to start reading:
+// # Where to start
 //
 //   - [Trim] is the pipeline's cache step: over the [Budget], store the
 //     whole result and return the trimmed view. [TrimToBudget] does the same
@@ -16,7 +16,7 @@
 //     stock stores.
 //   - [Output.ReadLines] and [Output.Grep] are what the two tools call.
 //
-// Design points:
+// # Design
 //
 //   - Streaming. A writer indexes as bytes arrive ([LineIndex]) and keeps
 //     nothing else; a 1 GB output never sits whole in memory. The index

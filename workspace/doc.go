@@ -7,7 +7,7 @@
 // check and use could defeat. The errors are *tool.Error with code
 // SANDBOX_VIOLATION.
 //
-// What it adds to os.Root:
+// # What it adds to os.Root
 //
 //   - paths in, paths out: a tool may name a file relative to the root or by
 //     an absolute path inside it; paths shown to the model are relative
@@ -21,6 +21,8 @@
 //     (nested, with negations), .ignore, .quiverignore and .git/info/exclude.
 //     A path asked for by name is read whatever the ignore files say.
 //
+// # The gitignore matcher
+//
 // The gitignore matcher (ignore.go) is written here rather than taken from
 // go-git's plumbing/format/gitignore, for two reasons measured against
 // go-git v5.19.3. It agrees with git where go-git does not: on a tree
@@ -32,6 +34,8 @@
 // faster, matching and walking the Go source tree (docs/performance.md
 // has the figures). ignore_test.go pins git's semantics: negation, "**", anchoring
 // to the directory of the file, directory-only rules.
+//
+// # The unrestricted write scope
 //
 // The unrestricted write scope is the one exception to confinement: with
 // [Options.AllowOutside] absolute paths outside the root are served from a

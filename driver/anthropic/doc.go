@@ -2,6 +2,8 @@
 // official Anthropic Go SDK (github.com/anthropics/anthropic-sdk-go) and its
 // Messages API.
 //
+// # The mapping
+//
 //   - Tools become custom tools whose input_schema is the canonical object
 //     schema: its properties and required list in their own fields, every
 //     other keyword ($defs, additionalProperties, descriptions) carried as
@@ -25,6 +27,8 @@
 //     `redacted_thinking`, but found `tool_use`"). Thinking tokens
 //     (output_tokens_details.thinking_tokens) are the Usage's ReasoningTokens.
 //
+// # Streaming
+//
 // Streaming: [Accumulator] keys blocks by their index, concatenates
 // input_json_delta fragments (the first is often ""), falls back to the
 // content_block_start input when no fragment came (a call without
@@ -32,6 +36,8 @@
 // block's Reasoning (emitting the thinking as driver.EventReasoningDelta),
 // ignores ping events, and fails with
 // driver.ErrTruncated when message_stop never arrives.
+//
+// # Retries and timeouts
 //
 // Retries and timeouts are the SDK's: configure the client
 // (option.WithMaxRetries, option.WithRequestTimeout) or pass per-request

@@ -13,6 +13,8 @@
 // final text. Each answer is streamed when the request asks for a stream, in
 // the provider's own framing, and whole otherwise.
 //
+// # The rules
+//
 // The rules, and where the real API states them:
 //
 //   - Anthropic: with thinking on, the final assistant turn must start with
@@ -31,6 +33,8 @@
 //   - Gemini 3: a functionCall part carries its thought signature back
 //     ("Function call is missing a thought_signature in functionCall
 //     parts...").
+//
+// # Cut-off replies
 //
 // [CutOff] serves replies cut off by the output token limit instead, in each
 // provider's words for it.

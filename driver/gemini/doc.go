@@ -2,7 +2,9 @@
 // Google Gen AI Go SDK (google.golang.org/genai), for the Gemini API and
 // Vertex AI alike.
 //
-// Schemas. Function declarations carry the canonical schema converted to
+// # Schemas
+//
+// Function declarations carry the canonical schema converted to
 // Gemini's own Schema (an OpenAPI 3.0 subset) by [Schema], not as
 // parametersJsonSchema: the converted form is accepted by every model on both
 // backends, while parametersJsonSchema is newer and not everywhere. The
@@ -14,11 +16,15 @@
 // recursive cannot be inlined; that one tool goes out as
 // parametersJsonSchema. [WithJSONSchema] sends every tool that way.
 //
-// Tool choice: AUTO, NONE, ANY ("required"), and ANY with
+// # Tool choice
+//
+// AUTO, NONE, ANY ("required"), and ANY with
 // allowedFunctionNames for a named tool. Gemini has no switch for parallel
 // calls; Request.ParallelToolCalls is ignored.
 //
-// Calls and results. Gemini usually sends calls without ids; the driver gives
+// # Calls and results
+//
+// Gemini usually sends calls without ids; the driver gives
 // each one an id unique within the response (and across responses), marked
 // with driver.MetaIDGenerated so that it is never sent back: results are then
 // matched by name, as Gemini expects. A call's thought signature (Gemini 3
@@ -28,14 +34,18 @@
 // response, anything else is wrapped as {"output": ...}, an error as
 // {"error": ...}, and images ride in the functionResponse's own parts.
 //
-// Thinking. Thought parts (thought: true, the model's thought summary) become
+// # Thinking
+//
+// Thought parts (thought: true, the model's thought summary) become
 // driver.Reasoning with the signature that came on them, consecutive parts
 // joined, streamed as driver.EventReasoningDelta, and go back in their place
 // in the model turn. Request.Reasoning turns thinking on: BudgetTokens is
 // thinkingBudget, Effort is thinkingLevel, and either sets includeThoughts;
 // thoughtsTokenCount is the Usage's ReasoningTokens.
 //
-// Streaming. [Accumulator] reads whole calls (args in one part) and the
+// # Streaming
+//
+// [Accumulator] reads whole calls (args in one part) and the
 // argument streaming of Vertex AI: a call opened by {name, willContinue},
 // values set by partialArgs at RFC 9535 JSON paths (a string continues while
 // the previous value at that path said willContinue), ended by the first part
@@ -43,6 +53,8 @@
 // the terminator never comes. A malformed path or a path through a value of
 // the wrong kind is a *driver.CallError naming the call; what one call may
 // build is bounded.
+//
+// # Retries and timeouts
 //
 // Retries and timeouts are the SDK's: HTTPOptions.RetryOptions on the client,
 // or per model through [WithConfig].

@@ -16,6 +16,8 @@
 //     [ResponsesAccumulator]): function_call items whose call_id (not the
 //     fc_... item id) pairs them with function_call_output items.
 //
+// # Reasoning
+//
 // Reasoning, on each API as its provider documents it:
 //
 //   - Responses: reasoning items are kept whole (driver.Reasoning.Raw, the
@@ -45,6 +47,8 @@
 //     other. (The older deepseek-reasoner refused any reasoning_content in
 //     the input; it did not support tool calls, so it never sees one.)
 //
+// # Tools and results
+//
 // Tools: a definition with Strict set is sent in OpenAI's strict dialect
 // (schema.OpenAIStrict: every property required, optional ones nullable,
 // objects closed); a schema that dialect cannot express (schema.ErrNotStrict,
@@ -56,6 +60,8 @@
 // one user message holding the images of that turn. The Responses API takes
 // images in function_call_output directly.
 //
+// # Streaming
+//
 // Streaming: [ChatAccumulator] groups tool-call deltas by index, by id when a
 // server sends no index, and to the previous call when a fragment has
 // neither; it keeps the first non-empty id and name (continuations that repeat
@@ -64,6 +70,8 @@
 // an index already in use starts a new call (servers that number every call
 // 0). [ResponsesAccumulator] keys argument deltas by item id and reports the
 // call_id as the call's id.
+//
+// # Retries and timeouts
 //
 // Retries and timeouts are the SDK's: configure the client
 // (option.WithMaxRetries, option.WithRequestTimeout) or pass per-request

@@ -3,6 +3,8 @@
 // whitespace, the indentation or the escaping slightly wrong, and describes
 // the change as a unified diff.
 //
+// # Strategies, strict to loose
+//
 // Models copy old_string from what they read, and what they read has drifted:
 // trailing spaces dropped, tabs written as spaces, gofmt's column alignment
 // collapsed, quotes escaped twice, a comment in the middle remembered wrong.
@@ -23,6 +25,8 @@
 //     alone anchors nothing) and whose lines in between are at least
 //     [MinBlockScore] similar; a weaker block is refused, never applied.
 //
+// # What a loose match writes
+//
 // What a loose strategy writes is not new_string as typed: the model's drift
 // is in new_string too. A line of new_string that is an unchanged line of
 // old_string (by a line diff of the two) keeps the bytes of the file line
@@ -32,11 +36,15 @@
 // new_string differs from old_string only in whitespace the match ignored
 // would change nothing and is an [*UnchangedError].
 //
+// # Ambiguity and failure
+//
 // A strategy that finds one place wins. One that finds several is an
 // [*AmbiguousError] listing their line numbers — looser strategies are not
 // tried then, since they can only find more — unless the edit asks for every
 // occurrence. When nothing matches, [*NotFoundError] quotes the closest region
 // of the file with line numbers, so the model can correct itself in one step.
+//
+// # Files, diffs and cost
 //
 // Files are decoded by [Decode] before matching: a UTF-8 byte order mark is
 // set aside and CRLF line endings become LF, and [Format.Encode] puts both back,

@@ -16,6 +16,8 @@
 //     redirections to the workspace and asks the gate about every file opened
 //     for writing. A refusal stops the whole run: nothing after it runs.
 //
+// # What a run guarantees
+//
 // What a run guarantees: stdin is empty (/dev/null); stdout and stderr are one
 // pipe, so output interleaves as produced; every program goes into the run's
 // process group, which is killed on timeout, cancellation, refusal and at the
@@ -26,6 +28,8 @@
 // tail in memory, the whole in a sink) or a job's log file, never whole in
 // memory. Background commands live in [Jobs].
 //
+// # What the gate is asked
+//
 // What the gate is asked: a program's argv as written, and also — each must
 // pass — its workspace path when a bare name resolves to a program inside
 // the workspace, its full path when a PATH the call changed finds it
@@ -35,6 +39,8 @@
 // asked about too. Shell builtins are not: they act on the shell itself, and
 // the ones that run commands (eval, source, command, exec, trap) reach the
 // exec handler with the commands they run.
+//
+// # The read-only classifier
 //
 // The read-only classifier is an allowlist, never a list of dangers: a
 // command is read-only only if its program, its subcommand (git status, go
@@ -58,6 +64,8 @@
 // An interpreter that reads its program from standard input, a pipe or a
 // here-document is listed as [interpreter, StdinProgram]: code no rule can
 // see, which policy treats as sh -c with a word that is not literal.
+//
+// # Where to start
 //
 // Where to start: [Run] and [Spec]; the classifier in readonly.go.
 //

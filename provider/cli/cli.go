@@ -2,6 +2,8 @@
 // programs when they are installed: ripgrep (rg) for grep_search and
 // search_code, fd (fdfind on Debian) for glob_search.
 //
+// # The same tools, another engine
+//
 // The tools it offers are the built-in tools themselves — same names, same
 // input schemas, same typed outputs and rendering, built with the
 // constructors of package tools — with the search done by the program
@@ -23,11 +25,15 @@
 //   - a single file named as the path is searched in process (ripgrep
 //     treats binary files given by name differently).
 //
+// # Where the programs differ
+//
 // Where a program cannot match the engine's semantics (a pattern it does
 // not parse, output lines too long to hold), the call is served in process,
 // so an answer never differs. The differences that remain are in corners:
 // ripgrep's "." does not match bytes that are not UTF-8 where Go's does,
 // and the programs honour their own .rgignore and .fdignore files.
+//
+// # Detection
 //
 // A tool whose program is missing is simply not offered here; the builtin
 // provider, at a lower priority, serves it. The programs are looked for when

@@ -7,6 +7,8 @@
 //	command = "golangci-lint run --timeout 2m {pkg}"
 //	params = [{ name = "pkg", type = "string", required = true }]
 //
+// # Why no argument can become a command
+//
 // The template is the whole contract with the model, and it is built so that
 // no argument can change which program runs or how its words are split:
 //
@@ -29,6 +31,8 @@
 //   - The program (the first word) cannot contain a placeholder.
 //   - A word holding the placeholder of an optional parameter the call did
 //     not give is left out whole, so "--format={fmt}" disappears with fmt.
+//
+// # Running
 //
 // The command runs in the workspace root (or workdir, inside it) with the
 // same minimal environment exec_command uses, in its own process group that

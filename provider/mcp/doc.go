@@ -6,6 +6,8 @@
 // spoken to through the official Go SDK's client: a command run over stdio,
 // or a streamable HTTP URL. Start reading at [New] and [Provider.Tools].
 //
+// # Tools
+//
 // What it does with the server's tools:
 //
 //   - names them SERVER__TOOL, with every character outside [a-zA-Z0-9_-]
@@ -24,6 +26,8 @@
 //     error carrying the server's text, or the Quiver code a Quiver server
 //     sent under _meta "quiver/error".
 //
+// # Failure
+//
 // Failure is contained: a server that does not start, answers garbage or
 // does not answer within the timeout is reported by [Provider.Tools] (and
 // so by `quiver tools`) with the reason, including the last lines it wrote
@@ -32,6 +36,8 @@
 // EXECUTION_FAILED. Other servers and the toolkit carry on. A
 // notifications/tools/list_changed from the server marks the catalogue
 // stale, and the registry lists the server again on its next lookup.
+//
+// # Processes and environment
 //
 // A stdio server gets the minimal environment of every process Quiver
 // starts (sandbox.HostEnv) plus what its config's env sets, where ${VAR}

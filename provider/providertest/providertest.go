@@ -4,8 +4,12 @@
 //
 // [TestProvider] runs one provider through every clause and returns what
 // it breaks, joined; [Run] gives each clause a subtest and a fresh
-// provider. The clauses are what [provider.Registry] and the call pipeline
-// take for granted without checking again on every call:
+// provider.
+//
+// # The contract
+//
+// The clauses are what [provider.Registry] and the call pipeline take for
+// granted without checking again on every call:
 //
 //   - the ID is not empty and never changes, nor does the priority: the
 //     registry keys listings by ID and orders providers once, when added;
@@ -31,6 +35,8 @@
 //
 // A call into the provider that panics breaks the contract; one that has
 // not returned after a minute is reported as hung.
+//
+// # What is not checked
 //
 // Tools are not executed: their errors and their handling of a cancelled
 // call are the pipeline's to check on every call (an error that is not a

@@ -12,11 +12,15 @@
 //	# quiver: timeout 30
 //	jq -r .path | xargs wc -l
 //
+// # Directives
+//
 // Directives: description TEXT; param NAME TYPE [required] TEXT, where TYPE
 // is string, integer, number or boolean; risk low|high; timeout SECONDS
 // (default 60). Only the comment block at the top of the file is read
 // (lines starting with '#', the first of which may be the #! line); an
 // unknown directive or a bad value makes the script skipped.
+//
+// # Risk
 //
 // Every script is high-risk (asked about, and refused under the read-only
 // write scope) unless the operator names it in quiver.toml:
@@ -33,10 +37,14 @@
 // workspace), so an approved edit of a script does not make the new content
 // runnable by the next call.
 //
+// # Names and skipped files
+//
 // The tool's name is the file name without its extension, with characters
 // outside [A-Za-z0-9_-] replaced by '_'. Files that are not executable, or
 // have no "# quiver:" header, are skipped and reported ([Provider.Skipped];
 // when no script is usable at all, as the provider's error).
+//
+// # Running
 //
 // A call runs the script directly — no shell, so an argument can never
 // become a command — with the JSON arguments on standard input, the
