@@ -21,9 +21,8 @@ import (
 	"github.com/quiverkit/quiver/tool"
 )
 
-// Output is the result of one call, in the shape of a "function" message.
+// Output is the result of one call.
 type Output struct {
-	Role   string `json:"role"` // always "function"
 	Name   string `json:"name"` // the name that was called
 	CallID string `json:"call_id"`
 	// Content is the model's view; an error result when Err is set. When
@@ -46,7 +45,7 @@ func (tk *Toolkit) Invoke(ctx context.Context, name string, args any) (Output, e
 	if err != nil {
 		// The cause is kept: "got null" would hide why the arguments were lost.
 		te := tool.Errorf(tool.CodeInvalidToolArgumentsType, "arguments do not marshal to JSON: %w", err).WithTool(name)
-		return Output{Role: "function", Name: name, Content: tool.ErrorResult(name, te), Err: te}, te
+		return Output{Name: name, Content: tool.ErrorResult(name, te), Err: te}, te
 	}
 	return tk.InvokeCall(ctx, driver.ToolCall{Name: name, Arguments: raw})
 }
@@ -123,7 +122,7 @@ func (tk *Toolkit) runWith(ctx context.Context, tc driver.ToolCall, typed bool) 
 	if c.ID == "" {
 		c.ID = "call_" + strconv.FormatUint(tk.calls.Add(1), 10)
 	}
-	out = Output{Role: "function", Name: c.Name, CallID: c.ID}
+	out = Output{Name: c.Name, CallID: c.ID}
 	defer func() { tk.record(ctx, c, &out, start) }()
 
 	res, err := tk.pipeline(ctx, c)

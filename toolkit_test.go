@@ -193,7 +193,7 @@ func TestInvokeSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := quiver.Output{Role: "function", Name: "echo", CallID: out.CallID, Provider: "host",
+	want := quiver.Output{Name: "echo", CallID: out.CallID, Provider: "host",
 		Content: tool.Result{Parts: []tool.Part{{Type: tool.PartJSON, JSON: json.RawMessage(`{"text":"abab"}`)}}, Output: echoOutput{Text: "abab"}}}
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
