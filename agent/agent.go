@@ -222,7 +222,7 @@ func runCalls(ctx context.Context, tk *quiver.Toolkit, calls []driver.ToolCall, 
 	var index []int
 	for i, c := range calls {
 		if c.Arguments == nil {
-			results[i] = driver.Invoke(ctx, nil, c) // answered before the invoker is used
+			results[i] = driver.UnparsedResult(c)
 			continue
 		}
 		runnable = append(runnable, c)

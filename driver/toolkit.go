@@ -1,8 +1,6 @@
 package driver
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -24,42 +22,21 @@ func Definitions(tools []*tool.Tool, strict bool) []ToolDefinition {
 	return defs
 }
 
-// Invoker runs one tool call through a toolkit's whole pipeline; id is the
-// provider's call id, which keys the audit record and output-cache
-// references. The root package's Toolkit becomes one with [InvokerFunc]
-// around its InvokeCall.
-//
-// The returned error, when not nil, is the call's failure (a *tool.Error with
-// its code for pipeline refusals such as TOOL_NOT_FOUND); Result is then
-// ignored.
-type Invoker interface {
-	InvokeTool(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error)
-}
-
-// InvokerFunc adapts a function to [Invoker].
-type InvokerFunc func(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error)
-
-// InvokeTool calls f.
-func (f InvokerFunc) InvokeTool(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error) {
-	return f(ctx, id, name, args)
-}
-
-// Invoke runs call through inv and returns the result to send back. It never
-// fails: a call whose arguments did not parse (Arguments nil) is answered
-// with an INVALID_TOOL_ARGUMENTS_TYPE error result without running anything,
-// and an error from inv becomes an error result the model can act on.
-func Invoke(ctx context.Context, inv Invoker, call ToolCall) ToolResult {
-	if call.Arguments == nil {
-		err := tool.Errorf(tool.CodeInvalidToolArgumentsType, "the arguments of this call are not a JSON object; send the call again with a JSON object")
-		return ResultFor(call, tool.Result{}, err.WithTool(call.Name))
-	}
-	res, err := inv.InvokeTool(ctx, call.ID, call.Name, call.Arguments)
-	return ResultFor(call, res, err)
+// UnparsedResult answers a call whose arguments did not parse (Arguments
+// nil, reported by a *CallError) with an INVALID_TOOL_ARGUMENTS_TYPE error
+// result, so that the model can send it again; such a call is not run.
+func UnparsedResult(call ToolCall) ToolResult {
+	err := tool.Errorf(tool.CodeInvalidToolArgumentsType, "the arguments of this call are not a JSON object; send the call again with a JSON object")
+	return ResultFor(call, tool.Result{}, err.WithTool(call.Name))
 }
 
 // ResultFor turns a toolkit's answer to call (its result, or its error) into
 // the ToolResult to send back. An error becomes the text
-// "Error executing tool NAME: CODE: message" with IsError set.
+// "Error executing tool NAME: CODE: message" with IsError set. With the root
+// package's Toolkit:
+//
+//	out, err := tk.InvokeCall(ctx, call)
+//	result := driver.ResultFor(call, out.Content, err)
 func ResultFor(call ToolCall, res tool.Result, err error) ToolResult {
 	out := ToolResult{CallID: call.ID, Name: call.Name, Metadata: call.Metadata}
 	if err != nil {

@@ -32,24 +32,24 @@ func weatherTool() *tool.Tool {
 		}, tool.ReadOnly())
 }
 
-// miniToolkit is the smallest Invoker over real tool.Tools: it looks the name
-// up, insists on an object, and runs the tool. The root package's Toolkit does
-// this and much more; these tests only need the contract.
-func miniToolkit(tools ...*tool.Tool) driver.Invoker {
+// miniToolkit is the smallest toolkit over real tool.Tools: it looks the
+// name up, insists on an object, and runs the tool. The root package's
+// Toolkit does this and much more; these tests only need the contract.
+func miniToolkit(tools ...*tool.Tool) func(context.Context, driver.ToolCall) (tool.Result, error) {
 	byName := map[string]*tool.Tool{}
 	for _, t := range tools {
 		byName[t.Name] = t
 	}
-	return driver.InvokerFunc(func(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error) {
-		t := byName[name]
+	return func(ctx context.Context, c driver.ToolCall) (tool.Result, error) {
+		t := byName[c.Name]
 		if t == nil {
-			return tool.Result{}, tool.Errorf(tool.CodeToolNotFound, "no tool named %q", name).WithTool(name)
+			return tool.Result{}, tool.Errorf(tool.CodeToolNotFound, "no tool named %q", c.Name).WithTool(c.Name)
 		}
-		if len(args) == 0 || args[0] != '{' {
-			return tool.Result{}, tool.Errorf(tool.CodeInvalidToolArgumentsType, "arguments must be a JSON object").WithTool(name)
+		if len(c.Arguments) == 0 || c.Arguments[0] != '{' {
+			return tool.Result{}, tool.Errorf(tool.CodeInvalidToolArgumentsType, "arguments must be a JSON object").WithTool(c.Name)
 		}
-		return t.Execute(ctx, tool.NewContext(id, name, nil, tool.NewScope(nil, nil)), args)
-	})
+		return t.Execute(ctx, tool.NewContext(c.ID, c.Name, nil, tool.NewScope(nil, nil)), c.Arguments)
+	}
 }
 
 func TestDefinitions(t *testing.T) {
@@ -62,8 +62,18 @@ func TestDefinitions(t *testing.T) {
 	}
 }
 
-func TestInvoke(t *testing.T) {
-	tk := miniToolkit(weatherTool())
+// TestResultForAToolkitsAnswer: a loop answers each call with ResultFor of
+// what the toolkit returned, and a call whose arguments did not parse with
+// UnparsedResult, which runs nothing.
+func TestResultForAToolkitsAnswer(t *testing.T) {
+	invoke := miniToolkit(weatherTool())
+	answer := func(c driver.ToolCall) driver.ToolResult {
+		if c.Arguments == nil {
+			return driver.UnparsedResult(c)
+		}
+		res, err := invoke(context.Background(), c)
+		return driver.ResultFor(c, res, err)
+	}
 	meta := map[string]string{driver.MetaThoughtSignature: "c2ln"}
 	tests := []struct {
 		name    string
@@ -77,12 +87,12 @@ func TestInvoke(t *testing.T) {
 			`Error executing tool weather: EXECUTION_FAILED: no weather station in "Atlantis"`, true},
 		{"a name the toolkit does not have is TOOL_NOT_FOUND", driver.ToolCall{ID: "c3", Name: "get_wether", Arguments: json.RawMessage(`{}`)},
 			`Error executing tool get_wether: TOOL_NOT_FOUND: no tool named "get_wether"`, true},
-		{"arguments that did not parse are refused without running", driver.ToolCall{ID: "c4", Name: "weather"},
+		{"arguments that did not parse are refused without running", driver.ToolCall{ID: "c4", Name: "weather", Metadata: meta},
 			"Error executing tool weather: INVALID_TOOL_ARGUMENTS_TYPE: the arguments of this call are not a JSON object; send the call again with a JSON object", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := driver.Invoke(context.Background(), tk, tt.call)
+			got := answer(tt.call)
 			if got.CallID != tt.call.ID || got.Name != tt.call.Name || got.IsError != tt.isError || got.Text() != tt.want {
 				t.Errorf("got %+v (text %q)", got, got.Text())
 			}
@@ -90,17 +100,6 @@ func TestInvoke(t *testing.T) {
 				t.Errorf("metadata not carried to the result:\n%s", d)
 			}
 		})
-	}
-}
-
-func TestInvokeDoesNotRunAnUnparsedCall(t *testing.T) {
-	ran := false
-	inv := driver.InvokerFunc(func(context.Context, string, string, json.RawMessage) (tool.Result, error) {
-		ran = true
-		return tool.Text("ran"), nil
-	})
-	if r := driver.Invoke(context.Background(), inv, driver.ToolCall{ID: "x", Name: "rm"}); !r.IsError || ran {
-		t.Fatalf("result %+v, ran %v", r, ran)
 	}
 }
 

@@ -73,7 +73,7 @@ type ToolCall struct {
 	Name string
 	// Arguments is a JSON object; never nil for a call that parsed. It is nil
 	// only on a call reported by a *CallError (its arguments did not parse),
-	// which [Invoke] answers with an error result without running anything.
+	// which [UnparsedResult] answers with an error result, running nothing.
 	// (omitempty keeps nil nil through JSON, as driver/process sends it.)
 	Arguments json.RawMessage `json:",omitempty"`
 	// Metadata keeps what the provider needs back on the next turn (see the

@@ -26,10 +26,9 @@ type weatherOut struct {
 	TempC int    `json:"temp_c"`
 }
 
-// toolkit returns a Quiver toolkit serving one tool of the host's own, the
-// driver.Invoker that runs calls through its whole pipeline, and what
-// releases both.
-func toolkit() (*quiver.Toolkit, driver.Invoker, func()) {
+// toolkit returns a Quiver toolkit serving one tool of the host's own, and
+// what releases it.
+func toolkit() (*quiver.Toolkit, func()) {
 	weather := tool.Func("get_weather", "Current weather for a city.",
 		func(ctx context.Context, tc tool.Context, in cityIn) (weatherOut, error) {
 			return weatherOut{City: in.City, TempC: 4}, nil
@@ -39,11 +38,7 @@ func toolkit() (*quiver.Toolkit, driver.Invoker, func()) {
 	if err != nil {
 		panic(err)
 	}
-	inv := driver.InvokerFunc(func(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error) {
-		out, err := tk.InvokeCall(ctx, driver.ToolCall{ID: id, Name: name, Arguments: args})
-		return out.Content, err
-	})
-	return tk, inv, func() { tk.Close(); os.RemoveAll(dir) }
+	return tk, func() { tk.Close(); os.RemoveAll(dir) }
 }
 
 // A program that already calls the Messages API with the SDK hands Claude's
@@ -51,7 +46,7 @@ func toolkit() (*quiver.Toolkit, driver.Invoker, func()) {
 // tool_result blocks the API expects.
 func Example() {
 	ctx := context.Background()
-	tk, inv, done := toolkit()
+	tk, done := toolkit()
 	defer done()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
@@ -85,11 +80,12 @@ func Example() {
 		panic(err)
 	}
 
-	// tool_use blocks -> Invoke -> one user message of tool_result blocks.
+	// tool_use blocks -> InvokeCall -> one user message of tool_result blocks.
 	calls, _, _ := anthropic.ToolCalls(msg)
 	var results []driver.ToolResult
 	for _, c := range calls {
-		results = append(results, driver.Invoke(ctx, inv, c))
+		out, err := tk.InvokeCall(ctx, c)
+		results = append(results, driver.ResultFor(c, out.Content, err))
 	}
 	params.Messages = append(params.Messages, msg.ToParam(), anthropic.ToolResults(results))
 	b, _ := json.MarshalIndent(params.Messages[2], "", "  ")

@@ -25,10 +25,9 @@ type listOut struct {
 	Files []string `json:"files"`
 }
 
-// toolkit returns a Quiver toolkit serving one tool of the host's own, the
-// driver.Invoker that runs calls through its whole pipeline, and what
-// releases both.
-func toolkit() (*quiver.Toolkit, driver.Invoker, func()) {
+// toolkit returns a Quiver toolkit serving one tool of the host's own, and
+// what releases it.
+func toolkit() (*quiver.Toolkit, func()) {
 	list := tool.Func("list_reports", "List the reports in a directory.",
 		func(ctx context.Context, tc tool.Context, in listIn) (listOut, error) {
 			return listOut{Files: []string{in.Dir + "/q1.pdf", in.Dir + "/q2.pdf"}}, nil
@@ -38,11 +37,7 @@ func toolkit() (*quiver.Toolkit, driver.Invoker, func()) {
 	if err != nil {
 		panic(err)
 	}
-	inv := driver.InvokerFunc(func(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error) {
-		out, err := tk.InvokeCall(ctx, driver.ToolCall{ID: id, Name: name, Arguments: args})
-		return out.Content, err
-	})
-	return tk, inv, func() { tk.Close(); os.RemoveAll(dir) }
+	return tk, func() { tk.Close(); os.RemoveAll(dir) }
 }
 
 // A program that already calls Gemini with the genai SDK hands the model's
@@ -51,7 +46,7 @@ func toolkit() (*quiver.Toolkit, driver.Invoker, func()) {
 // functionResponse parts.
 func Example() {
 	ctx := context.Background()
-	tk, inv, done := toolkit()
+	tk, done := toolkit()
 	defer done()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
@@ -84,12 +79,13 @@ func Example() {
 		panic(err)
 	}
 
-	// Function calls (Gemini sent no id: one is generated) -> Invoke -> the
+	// Function calls (Gemini sent no id: one is generated) -> InvokeCall -> the
 	// next turn's contents.
 	calls, _ := gemini.ToolCalls(resp)
 	var results []driver.ToolResult
 	for _, c := range calls {
-		results = append(results, driver.Invoke(ctx, inv, c))
+		out, err := tk.InvokeCall(ctx, c)
+		results = append(results, driver.ResultFor(c, out.Content, err))
 	}
 	modelTurn, _ := gemini.ModelTurn(driver.AssistantMessage("", calls...))
 	toolTurn, _ := gemini.ToolResults(results)

@@ -124,7 +124,7 @@ func TestRefusedArgumentsBecomeErrorResults(t *testing.T) {
 	if !driver.IsCallError(err) || resp == nil {
 		t.Fatalf("resp %v, err %v", resp, err)
 	}
-	r := driver.Invoke(context.Background(), nil, resp.ToolCalls[0])
+	r := driver.UnparsedResult(resp.ToolCalls[0])
 	if !r.IsError || r.CallID != "call_arr" || !strings.Contains(r.Text(), "INVALID_TOOL_ARGUMENTS_TYPE") {
 		t.Errorf("result %+v", r)
 	}

@@ -27,10 +27,9 @@ type weatherOut struct {
 	Sky   string `json:"sky"`
 }
 
-// toolkit returns a Quiver toolkit serving one tool of the host's own, the
-// driver.Invoker that runs calls through its whole pipeline, and what
-// releases both.
-func toolkit() (*quiver.Toolkit, driver.Invoker, func()) {
+// toolkit returns a Quiver toolkit serving one tool of the host's own, and
+// what releases it.
+func toolkit() (*quiver.Toolkit, func()) {
 	weather := tool.Func("weather", "Current weather for a city.",
 		func(ctx context.Context, tc tool.Context, in cityIn) (weatherOut, error) {
 			return weatherOut{City: in.City, TempC: 4, Sky: "light rain"}, nil
@@ -40,11 +39,7 @@ func toolkit() (*quiver.Toolkit, driver.Invoker, func()) {
 	if err != nil {
 		panic(err)
 	}
-	inv := driver.InvokerFunc(func(ctx context.Context, id, name string, args json.RawMessage) (tool.Result, error) {
-		out, err := tk.InvokeCall(ctx, driver.ToolCall{ID: id, Name: name, Arguments: args})
-		return out.Content, err
-	})
-	return tk, inv, func() { tk.Close(); os.RemoveAll(dir) }
+	return tk, func() { tk.Close(); os.RemoveAll(dir) }
 }
 
 // fakeOpenAI stands in for the API: it answers every request with body,
@@ -67,7 +62,7 @@ func fakeOpenAI(contentType, body string) *httptest.Server {
 // messages.
 func Example_chatCompletions() {
 	ctx := context.Background()
-	tk, inv, done := toolkit()
+	tk, done := toolkit()
 	defer done()
 	srv := fakeOpenAI("application/json", `{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-4o","choices":[{"index":0,
 		"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[
@@ -87,11 +82,12 @@ func Example_chatCompletions() {
 		panic(err)
 	}
 
-	// The model's tool calls -> Invoke -> the SDK's tool messages.
+	// The model's tool calls -> InvokeCall -> the SDK's tool messages.
 	calls, _ := openai.ChatToolCalls(completion.Choices[0].Message)
 	var results []driver.ToolResult
 	for _, c := range calls {
-		results = append(results, driver.Invoke(ctx, inv, c))
+		out, err := tk.InvokeCall(ctx, c)
+		results = append(results, driver.ResultFor(c, out.Content, err))
 	}
 	next := append(params.Messages, openai.ChatAssistant(driver.AssistantMessage("", calls...)))
 	next = append(next, openai.ChatToolResults(results)...)
@@ -109,7 +105,7 @@ func Example_chatCompletions() {
 // function_call with its function_call_output.
 func Example_responses() {
 	ctx := context.Background()
-	tk, inv, done := toolkit()
+	tk, done := toolkit()
 	defer done()
 	srv := fakeOpenAI("application/json", `{"id":"resp_1","object":"response","status":"completed","model":"gpt-5","output":[
 		{"type":"function_call","id":"fc_1","call_id":"call_1","name":"weather","arguments":"{\"city\":\"Oslo\"}","status":"completed"}]}`)
@@ -124,7 +120,8 @@ func Example_responses() {
 	}
 	var results []driver.ToolResult
 	for _, c := range resp.ToolCalls {
-		results = append(results, driver.Invoke(ctx, inv, c))
+		out, err := tk.InvokeCall(ctx, c)
+		results = append(results, driver.ResultFor(c, out.Content, err))
 	}
 	b, _ := json.Marshal(openai.ResponsesToolResults(results))
 	fmt.Println(string(b))
