@@ -13,6 +13,7 @@ import (
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
+	"github.com/quiverkit/quiver/workspace"
 )
 
 // The spec's "CLI tool wrapping" ([tools.cli.aliases] my_tool =
@@ -106,9 +107,13 @@ func (w *wrapped) execute(ctx context.Context, tc tool.Context, args json.RawMes
 	if err != nil {
 		return tool.Result{}, err
 	}
-	ws, box, err := custom.Confine(ctx, tc)
+	ws, err := workspace.From(ctx, tc)
 	if err != nil {
 		return tool.Result{}, err
+	}
+	box, err := sandbox.For(ctx, tc, ws.Dir())
+	if err != nil {
+		return tool.Result{}, sandbox.ToolError(err)
 	}
 	out, err := custom.Run(ctx, custom.Process{Argv: argv, Dir: ws.Dir(), Env: w.env, Timeout: w.opts.Timeout,
 		Combined: true, Sandbox: box})

@@ -19,6 +19,7 @@ import (
 	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
 )
 
 // DefaultTimeout is a custom tool's timeout when the configuration sets none.
@@ -245,9 +246,13 @@ func (d *def) execute(ctx context.Context, tc tool.Context, args json.RawMessage
 	if err != nil {
 		return tool.Result{}, err
 	}
-	ws, box, err := Confine(ctx, tc)
+	ws, err := workspace.From(ctx, tc)
 	if err != nil {
 		return tool.Result{}, err
+	}
+	box, err := sandbox.For(ctx, tc, ws.Dir())
+	if err != nil {
+		return tool.Result{}, sandbox.ToolError(err)
 	}
 	dir := ws.Dir()
 	if d.Workdir != "" {

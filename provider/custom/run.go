@@ -10,8 +10,6 @@ import (
 
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/sandbox"
-	"github.com/quiverkit/quiver/tool"
-	"github.com/quiverkit/quiver/workspace"
 )
 
 // Process is a program to run without a shell. provider/script runs its
@@ -28,23 +26,6 @@ type Process struct {
 	// gets a private TMPDIR, removed when it ends. nil runs it unconfined
 	// (in a process group of its own, killed whole all the same).
 	Sandbox *sandbox.Profile
-}
-
-// Confine returns what a call of a command tool runs in: the call's
-// workspace, and the sandbox profile its process gets (nil when the operator
-// turned the sandbox off). A profile the kernel cannot enforce is a
-// SANDBOX_UNAVAILABLE tool error. The custom, CLI and script providers all
-// start their processes this way.
-func Confine(ctx context.Context, tc tool.Context) (*workspace.Workspace, *sandbox.Profile, error) {
-	ws, err := workspace.From(ctx, tc)
-	if err != nil {
-		return nil, nil, err
-	}
-	box, err := sandbox.For(ctx, tc, ws.Dir())
-	if err != nil {
-		return nil, nil, sandbox.ToolError(err)
-	}
-	return ws, box, nil
 }
 
 // Outcome is how a process ended and what it wrote.

@@ -23,6 +23,7 @@ import (
 	"github.com/quiverkit/quiver/provider/custom"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
 )
 
 // DefaultDir is the scripts directory, relative to the workspace root.
@@ -266,9 +267,13 @@ type script struct {
 const stderrTail = 4 << 10
 
 func (s *script) execute(ctx context.Context, tc tool.Context, args json.RawMessage) (tool.Result, error) {
-	ws, box, err := custom.Confine(ctx, tc)
+	ws, err := workspace.From(ctx, tc)
 	if err != nil {
 		return tool.Result{}, err
+	}
+	box, err := sandbox.For(ctx, tc, ws.Dir())
+	if err != nil {
+		return tool.Result{}, sandbox.ToolError(err)
 	}
 	if s.pin != "" {
 		if got, err := digest(s.path); err != nil || got != s.pin {
