@@ -14,17 +14,13 @@ import (
 
 // wireBuiltin adds the standard catalogue, at the priority [tools]
 // providers gives it, unless [tools.builtin] enabled = false or that list
-// does not name it. Its read-only classifier is wireExec's, which knows
-// [exec] low_risk_commands.
+// does not name it. Its read-only classifier is replaced by wireExec's,
+// which knows [exec] low_risk_commands.
 func (a *app) wireBuiltin(cfg *config.Config) ([]quiver.Option, error) {
 	if !cfg.Tools.ProviderOn(config.KindBuiltin) {
 		return nil, nil
 	}
-	opts := []quiver.Option{quiver.WithProviderAt(builtin.New(), priorityOf(cfg, config.KindBuiltin))}
-	for _, a := range builtin.Aliases() {
-		opts = append(opts, quiver.WithAlias(a))
-	}
-	return opts, nil
+	return []quiver.Option{builtin.StandardAt(priorityOf(cfg, config.KindBuiltin))}, nil
 }
 
 // wireCLI adds the provider that backs the search tools with rg and fd

@@ -28,9 +28,14 @@ const ID = "builtin"
 // returns, the tools' [Aliases], and the built-in list of read-only
 // commands as the command classifier (a [quiver.WithCommandClassifier]
 // after it replaces that).
-func Standard() quiver.Option {
+func Standard() quiver.Option { return StandardAt(provider.PriorityBuiltin) }
+
+// StandardAt is [Standard] with the provider at priority instead of its
+// own, for a host whose operator orders the sources (quiver.toml's [tools]
+// providers).
+func StandardAt(priority int) quiver.Option {
 	opts := []quiver.Option{
-		quiver.WithProvider(New()),
+		quiver.WithProviderAt(New(), priority),
 		quiver.WithCommandClassifier(shell.Classifier(nil)),
 	}
 	for _, a := range Aliases() {
