@@ -31,15 +31,16 @@ func jobsToolkit(t *testing.T) (*quiver.Toolkit, string) {
 }
 
 // startTree starts a sandboxtest.Tree as a background job in ctx's session
-// and returns the job's id and the tree's host pids.
-func startTree(t *testing.T, ctx context.Context, tk *quiver.Toolkit, ws, name string) (string, []int) {
+// and returns the job's id and the tree, once it has started.
+func startTree(t *testing.T, ctx context.Context, tk *quiver.Toolkit, name string) (string, *sandboxtest.Tree) {
 	t.Helper()
-	tree := sandboxtest.NewTree(t, ws, name)
+	tree := sandboxtest.NewTree(t)
 	out, err := quiver.Call(ctx, tk, tools.ExecCommand, tools.ExecCommandInput{Argv: tree.Argv(), Background: true})
 	if err != nil {
 		t.Fatalf("starting %s: %v", name, err)
 	}
-	return out.JobID, tree.PIDs(t)
+	tree.WaitStarted(t, 1)
+	return out.JobID, tree
 }
 
 // wantNotFound fails unless err is NOT_FOUND with the answer an id nobody
@@ -76,12 +77,12 @@ func notFoundFor(t *testing.T, tk *quiver.Toolkit) string {
 // of B's; closing the toolkit kills every session's, the default one's
 // too.
 func TestJobsBelongToTheirSession(t *testing.T) {
-	tk, ws := jobsToolkit(t)
+	tk, _ := jobsToolkit(t)
 	nobody := notFoundFor(t, tk)
 	a, b := tool.WithSession(context.Background(), "A"), tool.WithSession(context.Background(), "B")
-	aJob, aPIDs := startTree(t, a, tk, ws, "a")
-	bJob, bPIDs := startTree(t, b, tk, ws, "b")
-	defJob, defPIDs := startTree(t, context.Background(), tk, ws, "default")
+	aJob, aTree := startTree(t, a, tk, "a")
+	bJob, bTree := startTree(t, b, tk, "b")
+	defJob, defTree := startTree(t, context.Background(), tk, "default")
 
 	for _, guess := range []string{aJob, strings.ToUpper(aJob), " " + aJob, aJob + "\n", aJob[:len(aJob)-1], strings.Replace(aJob, "_", "-", 1), "job-1", "job-2"} {
 		for _, ctx := range []context.Context{b, context.Background(), tool.WithSession(context.Background(), "a")} {
@@ -94,7 +95,7 @@ func TestJobsBelongToTheirSession(t *testing.T) {
 			wantNotFound(t, err, guess, nobody, "another session's exec_kill of "+guess)
 		}
 	}
-	sandboxtest.WantAlive(t, aPIDs, "other sessions tried to kill A's job")
+	aTree.WantRunning(t, "other sessions tried to kill A's job")
 	if out, err := quiver.Call(a, tk, tools.ExecOutput, tools.ExecOutputInput{JobID: aJob}); err != nil || out.Status != "running" {
 		t.Fatalf("A reading its own job: %+v, %v", out, err)
 	}
@@ -105,8 +106,9 @@ func TestJobsBelongToTheirSession(t *testing.T) {
 	if err := tk.EndSession("A"); err != nil {
 		t.Fatal(err)
 	}
-	sandboxtest.WaitGone(t, aPIDs, "A's session ended")
-	sandboxtest.WantAlive(t, append(bPIDs, defPIDs...), "A's session ended")
+	aTree.WaitGone(t)
+	bTree.WantRunning(t, "A's session ended")
+	defTree.WantRunning(t, "A's session ended")
 	_, err := quiver.Call(a, tk, tools.ExecOutput, tools.ExecOutputInput{JobID: aJob})
 	wantNotFound(t, err, aJob, nobody, "A's job after its session ended")
 	if out, err := quiver.Call(b, tk, tools.ExecOutput, tools.ExecOutputInput{JobID: bJob}); err != nil || out.Status != "running" {
@@ -116,7 +118,8 @@ func TestJobsBelongToTheirSession(t *testing.T) {
 	if err := tk.Close(); err != nil {
 		t.Fatal(err)
 	}
-	sandboxtest.WaitGone(t, append(bPIDs, defPIDs...), "the toolkit closed")
+	bTree.WaitGone(t)
+	defTree.WaitGone(t)
 }
 
 // TestOneCallSessionRefusesBackgroundJobs: a call marked as its session's

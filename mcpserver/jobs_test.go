@@ -26,10 +26,9 @@ import (
 
 // jobsServer is a server of the standard tools, every call allowed, under
 // the real sandbox, in a workspace of its own.
-func jobsServer(t *testing.T) (*mcpserver.Server, string) {
+func jobsServer(t *testing.T) *mcpserver.Server {
 	t.Helper()
-	ws := t.TempDir()
-	tk, err := quiver.New(quiver.WithRoot(ws), builtin.Standard(), quiver.WithPolicy(policy.AllowAll()))
+	tk, err := quiver.New(quiver.WithRoot(t.TempDir()), builtin.Standard(), quiver.WithPolicy(policy.AllowAll()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +37,7 @@ func jobsServer(t *testing.T) (*mcpserver.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv, ws
+	return srv
 }
 
 // callCode calls a tool and returns the error code of its result ("" for
@@ -59,16 +58,17 @@ func callCode(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 }
 
 // startTreeJob starts a sandboxtest.Tree in the background from cs and
-// returns the job's id and the tree's host pids.
-func startTreeJob(t *testing.T, cs *mcp.ClientSession, ws, name string) (string, []int) {
+// returns the job's id and the tree, once it has started.
+func startTreeJob(t *testing.T, cs *mcp.ClientSession, name string) (string, *sandboxtest.Tree) {
 	t.Helper()
-	tree := sandboxtest.NewTree(t, ws, name)
+	tree := sandboxtest.NewTree(t)
 	code, out := callCode(t, cs, "exec_command", map[string]any{"argv": tree.Argv(), "background": true})
 	id, _ := out["job_id"].(string)
 	if code != "" || id == "" {
 		t.Fatalf("starting %s: %s %v", name, code, out)
 	}
-	return id, tree.PIDs(t)
+	tree.WaitStarted(t, 1)
+	return id, tree
 }
 
 // probeAnothersJob tries, from cs, every job tool on another session's
@@ -92,7 +92,7 @@ func probeAnothersJob(t *testing.T, cs *mcp.ClientSession, id string) {
 }
 
 func TestHTTPSessionsOwnTheirJobsAndDeleteKillsThem(t *testing.T) {
-	srv, ws := jobsServer(t)
+	srv := jobsServer(t)
 	url, stop := serveHTTP(t, srv)
 	connectHTTP := func() *mcp.ClientSession {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "jobs", Version: "1"}, nil).
@@ -104,12 +104,12 @@ func TestHTTPSessionsOwnTheirJobsAndDeleteKillsThem(t *testing.T) {
 		return cs
 	}
 	a, b, c := connectHTTP(), connectHTTP(), connectHTTP()
-	aJob, aPIDs := startTreeJob(t, a, ws, "a")
-	_, bPIDs := startTreeJob(t, b, ws, "b")
-	_, cPIDs := startTreeJob(t, c, ws, "c")
+	aJob, aTree := startTreeJob(t, a, "a")
+	_, bTree := startTreeJob(t, b, "b")
+	_, cTree := startTreeJob(t, c, "c")
 
 	probeAnothersJob(t, b, aJob)
-	sandboxtest.WantAlive(t, aPIDs, "another session tried to kill A's job")
+	aTree.WantRunning(t, "another session tried to kill A's job")
 	if code, out := callCode(t, a, "exec_output", map[string]any{"job_id": aJob}); code != "" || out["status"] != "running" {
 		t.Fatalf("A reading its own job: %s %v", code, out)
 	}
@@ -130,24 +130,22 @@ func TestHTTPSessionsOwnTheirJobsAndDeleteKillsThem(t *testing.T) {
 	}
 	// DELETE answers once the session's jobs have ended: nothing of A's tree
 	// may run now, before any wait.
-	for _, pid := range aPIDs {
-		if sandboxtest.Alive(pid) {
-			t.Errorf("process %d of A's job runs after DELETE answered", pid)
-		}
-	}
-	sandboxtest.WaitGone(t, aPIDs, "A's session was deleted")
-	sandboxtest.WantAlive(t, append(bPIDs, cPIDs...), "A's session was deleted")
+	aTree.WantGone(t, "DELETE answered")
+	aTree.WaitGone(t)
+	bTree.WantRunning(t, "A's session was deleted")
+	cTree.WantRunning(t, "A's session was deleted")
 
 	// The server's shutdown ends every session, and so every job, before
 	// the toolkit is closed.
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	sandboxtest.WaitGone(t, append(bPIDs, cPIDs...), "the server shut down")
+	bTree.WaitGone(t)
+	cTree.WaitGone(t)
 }
 
 func TestStdioSessionsOwnTheirJobsAndTheirEndKillsThem(t *testing.T) {
-	srv, ws := jobsServer(t)
+	srv := jobsServer(t)
 	type stdio struct {
 		cs   *mcp.ClientSession
 		done chan error
@@ -172,24 +170,20 @@ func TestStdioSessionsOwnTheirJobsAndTheirEndKillsThem(t *testing.T) {
 		return s
 	}
 	a, b := connectStdio(), connectStdio()
-	aJob, aPIDs := startTreeJob(t, a.cs, ws, "a")
-	_, bPIDs := startTreeJob(t, b.cs, ws, "b")
+	aJob, aTree := startTreeJob(t, a.cs, "a")
+	_, bTree := startTreeJob(t, b.cs, "b")
 	probeAnothersJob(t, b.cs, aJob)
-	sandboxtest.WantAlive(t, aPIDs, "another session tried to kill A's job")
+	aTree.WantRunning(t, "another session tried to kill A's job")
 
 	a.cs.Close() // closes the server's standard input: the session ends
 	if err := <-a.done; err != nil {
 		t.Fatalf("Run after the client closed: %v", err)
 	}
 	// Run returns once the session's jobs have ended.
-	for _, pid := range aPIDs {
-		if sandboxtest.Alive(pid) {
-			t.Errorf("process %d of A's job runs after Run returned", pid)
-		}
-	}
-	sandboxtest.WaitGone(t, aPIDs, "A's stdio session ended")
-	sandboxtest.WantAlive(t, bPIDs, "A's stdio session ended")
+	aTree.WantGone(t, "Run returned")
+	aTree.WaitGone(t)
+	bTree.WantRunning(t, "A's stdio session ended")
 	b.cs.Close()
 	<-b.done
-	sandboxtest.WaitGone(t, bPIDs, "B's stdio session ended")
+	bTree.WaitGone(t)
 }

@@ -36,7 +36,7 @@ func TestCommandKillsTheTree(t *testing.T) {
 		for _, end := range ends {
 			t.Run(string(mode)+"/"+end.name, func(t *testing.T) {
 				p, ws, _ := profile(t, mode, sandbox.Config{})
-				tree := sandboxtest.NewEnvTree(t)
+				tree := sandboxtest.NewTree(t)
 				ctx, cancel := end.ctx()
 				defer cancel()
 				// The shell waits for its input to end, not for its children.
@@ -75,7 +75,7 @@ func TestGroupKillsEveryTree(t *testing.T) {
 	for _, mode := range allModes {
 		t.Run(string(mode), func(t *testing.T) {
 			p, ws, _ := profile(t, mode, sandbox.Config{})
-			tree := sandboxtest.NewEnvTree(t)
+			tree := sandboxtest.NewTree(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			g, err := sandbox.NewGroup(ctx, p)
 			if err != nil {

@@ -24,7 +24,7 @@ func TestGitKillsTheTree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tree := sandboxtest.NewEnvTree(t)
+			tree := sandboxtest.NewTree(t)
 			bin := t.TempDir()
 			script := "#!/bin/sh\nexport " + tree.Env + "\n" + sandboxtest.TreeLine + "\n"
 			if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {

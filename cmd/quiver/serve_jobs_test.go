@@ -23,8 +23,8 @@ import (
 // under the real sandbox: background jobs started by one MCP session are
 // NOT_FOUND for another, and die, with their whole process trees, when the
 // session is deleted, when a stdio session ends, and when the server gets
-// SIGTERM. Each job is a sandboxtest.Tree: a shell ignoring SIGTERM, and a
-// grandchild that double-forked and called setsid.
+// SIGTERM. Each job runs sandboxtest.TreeLine: a child ignoring SIGTERM, and
+// a daemon that double-forked and called setsid.
 
 // callCode calls a tool and returns its error code ("" for success) and its
 // structured content.
@@ -44,16 +44,17 @@ func callCode(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 }
 
 // startTreeJob starts a process tree as a background job of cs and returns
-// the job's id and the tree's host pids.
-func startTreeJob(t *testing.T, cs *mcp.ClientSession, dir, name string) (string, []int) {
+// the job's id and the tree, once it has started.
+func startTreeJob(t *testing.T, cs *mcp.ClientSession, name string) (string, *sandboxtest.Tree) {
 	t.Helper()
-	tree := sandboxtest.NewTree(t, dir, name)
+	tree := sandboxtest.NewTree(t)
 	code, out := callCode(t, cs, "exec_command", map[string]any{"argv": tree.Argv(), "background": true})
 	id, _ := out["job_id"].(string)
 	if code != "" || id == "" {
 		t.Fatalf("starting job %s: %s %v", name, code, out)
 	}
-	return id, tree.PIDs(t)
+	tree.WaitStarted(t, 1)
+	return id, tree
 }
 
 func TestServeHTTPJobsBelongToTheirSession(t *testing.T) {
@@ -61,8 +62,8 @@ func TestServeHTTPJobsBelongToTheirSession(t *testing.T) {
 	srv := startServe(t, dir, "--shutdown-grace", "1s")
 	a, b := connectSDK(t, srv.url, &http.Client{}), connectSDK(t, srv.url, &http.Client{})
 	defer b.Close()
-	aJob, aPIDs := startTreeJob(t, a, dir, "a")
-	bJob, bPIDs := startTreeJob(t, b, dir, "b")
+	aJob, aTree := startTreeJob(t, a, "a")
+	bJob, bTree := startTreeJob(t, b, "b")
 
 	t.Run("another session reads, waits for and kills A's job by every spelling: NOT_FOUND", func(t *testing.T) {
 		for _, guess := range []string{aJob, strings.ToUpper(aJob), " " + aJob, aJob + "\n", aJob[:len(aJob)-1], "job-1", "job_"} {
@@ -79,7 +80,7 @@ func TestServeHTTPJobsBelongToTheirSession(t *testing.T) {
 				}
 			}
 		}
-		sandboxtest.WantAlive(t, aPIDs, "B tried to kill A's job")
+		aTree.WantRunning(t, "B tried to kill A's job")
 		if code, out := callCode(t, a, "exec_output", map[string]any{"job_id": aJob}); code != "" || out["status"] != "running" {
 			t.Errorf("A reading its own job: %s %v", code, out)
 		}
@@ -100,13 +101,9 @@ func TestServeHTTPJobsBelongToTheirSession(t *testing.T) {
 		if resp.StatusCode != http.StatusNoContent {
 			t.Fatalf("DELETE: %d, want 204", resp.StatusCode)
 		}
-		for _, pid := range aPIDs {
-			if sandboxtest.Alive(pid) {
-				t.Errorf("process %d of A's job runs after DELETE answered", pid)
-			}
-		}
-		sandboxtest.WaitGone(t, aPIDs, "A's session was deleted")
-		sandboxtest.WantAlive(t, bPIDs, "A's session was deleted")
+		aTree.WantGone(t, "DELETE answered")
+		aTree.WaitGone(t)
+		bTree.WantRunning(t, "A's session was deleted")
 		if code, out := callCode(t, b, "exec_output", map[string]any{"job_id": bJob}); code != "" || out["status"] != "running" {
 			t.Errorf("B reading its own job after A's session ended: %s %v", code, out)
 		}
@@ -124,7 +121,7 @@ func TestServeHTTPJobsBelongToTheirSession(t *testing.T) {
 		if srv.err != nil {
 			t.Errorf("quiver serve after SIGTERM: %v, want exit 0", srv.err)
 		}
-		sandboxtest.WaitGone(t, bPIDs, "quiver serve got SIGTERM")
+		bTree.WaitGone(t)
 	})
 }
 
@@ -187,20 +184,20 @@ func TestServeStdioJobsEndWithTheSession(t *testing.T) {
 	t.Run("the client closes standard input", func(t *testing.T) {
 		dir := workdir(t, nil)
 		s := startStdioServe(t, dir)
-		_, pids := startTreeJob(t, s.cs, dir, "stdin")
+		_, tree := startTreeJob(t, s.cs, "stdin")
 		s.stdin.Close()
 		s.exited(t, "its standard input closed")
-		sandboxtest.WaitGone(t, pids, "the stdio session ended")
+		tree.WaitGone(t)
 	})
 	t.Run("SIGTERM", func(t *testing.T) {
 		dir := workdir(t, nil)
 		s := startStdioServe(t, dir)
-		_, pids := startTreeJob(t, s.cs, dir, "term")
+		_, tree := startTreeJob(t, s.cs, "term")
 		if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
 		s.exited(t, "SIGTERM")
-		sandboxtest.WaitGone(t, pids, "quiver serve got SIGTERM")
+		tree.WaitGone(t)
 	})
 }
 

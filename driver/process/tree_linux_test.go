@@ -21,7 +21,7 @@ func TestCloseKillsTheTree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tree := sandboxtest.NewEnvTree(t)
+			tree := sandboxtest.NewTree(t)
 			prog := filepath.Join(t.TempDir(), "quiver-models")
 			line := strings.Replace(sandboxtest.TreeLine, "echo started; wait", "exec cat >/dev/null", 1)
 			if err := os.WriteFile(prog, []byte("#!/bin/sh\n"+line+"\n"), 0o755); err != nil {

@@ -18,7 +18,7 @@ func TestRunnerKillsTheTree(t *testing.T) {
 	for _, end := range []string{"timeout", "cancel"} {
 		t.Run(end, func(t *testing.T) {
 			dir := t.TempDir()
-			tree := sandboxtest.NewEnvTree(t)
+			tree := sandboxtest.NewTree(t)
 			prog := filepath.Join(t.TempDir(), "rg")
 			// The runner gives the program the minimal environment: the
 			// stand-in marks its tree itself.

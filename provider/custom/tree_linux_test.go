@@ -23,7 +23,7 @@ func TestRunKillsTheTree(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				tree := sandboxtest.NewEnvTree(t)
+				tree := sandboxtest.NewTree(t)
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				p := custom.Process{Argv: []string{"sh", "-c", sandboxtest.TreeLine}, Dir: ws,

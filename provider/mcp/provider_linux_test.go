@@ -21,7 +21,7 @@ func TestCloseStopsTheWholeTree(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testServer(t, "wrapped", "tools")
 			cfg.NoSandbox = tt.noSandbox
-			tree := sandboxtest.NewEnvTree(t)
+			tree := sandboxtest.NewTree(t)
 			name, value, _ := strings.Cut(tree.Env, "=")
 			cfg.Env[name] = value
 			cfg.Env["QUIVER_TEST_LEAVE_TREE"] = "1"
