@@ -51,7 +51,8 @@ type Process struct {
 	// resize) reach it as they reach Quiver: for `quiver sandbox`, which
 	// runs a program in the foreground for its user. Confined, the program
 	// still dies with its launcher; unconfined, what it leaves behind is
-	// killed only if it stays in the group.
+	// killed by the group's mark in its environment (Linux; see Group), as
+	// for any unconfined Process.
 	Interactive bool
 
 	path    string

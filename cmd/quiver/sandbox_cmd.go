@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -103,7 +105,9 @@ func printSandboxReport(w io.Writer, r sandbox.Report) {
 // terminal. It therefore cannot push input into the user's shell
 // (TIOCSTI), open /dev/tty (ssh, sudo and less's prompts fail), or get job
 // control (an interactive bash says so); Ctrl-C, Ctrl-Z and resizes reach
-// it through the launcher, which forwards them.
+// it through the launcher, which forwards them. SIGTERM and SIGHUP sent to
+// quiver are passed on to the command (see relaySignals); once the command
+// has ended, so has everything it started.
 func (a *app) runSandboxed(cmd *cobra.Command, args []string, network bool) error {
 	tk, err := a.toolkit()
 	if err != nil {
@@ -127,13 +131,49 @@ func (a *app) runSandboxed(cmd *cobra.Command, args []string, network bool) erro
 	proc.Dir, proc.Env = tk.Workspace().Dir(), sandbox.HostEnv(a.cfg.Exec.EnvAllow)
 	proc.Stdin, proc.Stdout, proc.Stderr = os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr()
 	proc.Interactive = true
-	err = proc.Run()
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, relayed...)
+	defer signal.Stop(signals)
+	if err := proc.Start(); err != nil {
+		return &exitError{code: exitTool, msg: "quiver: " + err.Error()}
+	}
+	stop := relaySignals(proc, signals)
+	err = proc.Wait()
+	stop()
 	var ee *exec.ExitError
 	switch {
-	case errors.As(err, &ee) && ee.ExitCode() >= 0:
-		return &exitError{code: ee.ExitCode()}
+	case errors.As(err, &ee):
+		return &exitError{code: proc.ExitStatus()} // 128 plus the signal that killed it, as a shell says
 	case err != nil:
 		return &exitError{code: exitTool, msg: "quiver: " + err.Error()}
 	}
 	return nil
+}
+
+// relayed are the signals quiver sandbox catches while its command runs.
+var relayed = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, os.Interrupt, syscall.SIGQUIT}
+
+// relaySignals passes SIGTERM and SIGHUP, sent to quiver alone (kill, a
+// service manager), on to the command, instead of quiver dying at once
+// and leaving the command (unconfined, nothing else ends it) or ending it
+// without a chance to clean up (confined, its launcher dies with quiver).
+// SIGINT and SIGQUIT are caught and not passed on, as a shell waiting for
+// a foreground job does: the terminal sends them to the command itself,
+// which stays in quiver's process group (Interactive). It returns the
+// function that stops relaying.
+func relaySignals(proc *sandbox.Process, signals <-chan os.Signal) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-signals:
+				if sig == syscall.SIGTERM || sig == syscall.SIGHUP {
+					proc.Signal(sig)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
 }
