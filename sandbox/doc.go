@@ -41,11 +41,12 @@
 //     yet, such as commondir, and .git itself becomes a mount point that
 //     cannot be renamed or removed.
 //   - A git under workspace-write ([Profile.ForProgram]: a program named
-//     git that no confined process could have written; every such command
-//     was approved, since one the classifier calls read-only runs
-//     read-only) may write .git, so that add and commit work, except what
-//     names programs or locations (gitPinned), made first when missing so
-//     that it can be pinned. What cannot be made ahead — commondir — and
+//     git that no confined process could have written, started by any
+//     tool; every such command was approved, since one the classifier calls
+//     read-only runs read-only) may write .git, so that add and commit
+//     work, except what names programs or locations (gitPinned), made
+//     first when missing so that it can be pinned. What cannot be made
+//     ahead — commondir — and
 //     what add writes legitimately but can point elsewhere — a gitlink in
 //     the index — are checked after the git exits ([GitGuard]): a new
 //     commondir is removed, an index that gained a gitlink is restored,
@@ -190,6 +191,12 @@
 //     [Profile.Env]'s git protections and the call's TMPDIR on top;
 //   - the sandbox: [Profile.Wrap], which makes the program the launcher's
 //     (below), or refuses with an [*UnavailableError] before anything runs;
+//   - git: a program named git gets git's profile ([Profile.ForProgram]),
+//     whichever tool starts it — exec_command, a custom tool, `quiver
+//     sandbox`, git_status_summary — and one that may write .git a
+//     [GitGuard] around it, whose refusal Wait returns (see Git's
+//     metadata). A program that is not git, a script tool included, finds
+//     all of .git read-only, and so does every git it starts in turn;
 //   - the process tree: a process group of the call's, or, confined, the
 //     launcher as init of a PID namespace of its own (it leads its own
 //     process group: an init cannot join one outside its namespace);

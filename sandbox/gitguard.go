@@ -28,8 +28,8 @@ var ErrGitRefused = errors.New("refused a change to the repository's metadata")
 //     classifier calls read-only runs read-only — finds its git directory
 //     writable but for what names programs or other locations (see
 //     gitPinned), so that add and commit work; every other program finds
-//     all of .git read-only. Run it between [Profile.GuardGit] and
-//     [GitGuard.Check].
+//     all of .git read-only. A [Process] runs it between
+//     [Profile.GuardGit] and [GitGuard.Check].
 //   - under read-only, may execute nothing but itself, its own exec path
 //     and its loader: every program a repository's config or attributes
 //     could name (external diff, textconv, filters, fsmonitor, pager,

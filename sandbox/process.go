@@ -24,6 +24,11 @@ import (
 //     launcher is the init of a PID namespace of its own, so every process
 //     the program starts — a daemon that forked twice and called setsid
 //     included — dies with it;
+//   - a git gets git's profile ([Profile.ForProgram]): read-only, it runs
+//     no program a repository names; under workspace-write, it may write
+//     .git as add and commit do, and what it did there that redirects git
+//     is undone when it exits ([Profile.GuardGit], [GitGuard.Check]), Wait
+//     then failing with [ErrGitRefused];
 //   - it belongs to a [Group]: the processes of one call, with the call's
 //     private TMPDIR and process groups, killed whole when the group's
 //     context ends, when it is killed or closed, and — for a Process made
@@ -43,8 +48,8 @@ type Process struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	// Profile is the profile the program runs under: the one given to
-	// [Command], or its group's. A caller may replace it before Start with
-	// one derived from it ([Profile.ForProgram]); nil is unconfined.
+	// [Command], or its group's; nil is unconfined. Start derives the
+	// program's own from it ([Profile.ForProgram]).
 	Profile *Profile
 	// Interactive keeps a program of its own group ([Command]) in Quiver's
 	// process group, so that the terminal's signals (Ctrl-C, Ctrl-Z, a
@@ -62,8 +67,9 @@ type Process struct {
 	own     bool // the group is its own: made by Start, closed by Wait
 
 	cmd             *exec.Cmd
-	leader          bool // leads a shared group: waited for without being reaped
-	status          int  // the shell's exit status, once waited for
+	guard           *GitGuard // an approved git's: checked once it has exited
+	leader          bool      // leads a shared group: waited for without being reaped
+	status          int       // the shell's exit status, once waited for
 	closeAfterStart []io.Closer
 	closeAfterWait  []io.Closer
 }
@@ -142,6 +148,7 @@ func (p *Process) Start() error {
 		}
 		p.group, p.Profile = g, g.profile
 	}
+	p.forProgram()
 	err := p.group.start(p)
 	// A file another process is still writing (just built, say) cannot be
 	// executed for a moment; see https://go.dev/issue/22315. (Under the
@@ -158,6 +165,19 @@ func (p *Process) Start() error {
 		}
 	}
 	return err
+}
+
+// forProgram is the git layer of the start path, applied to every
+// program, whoever starts it: a git gets git's profile and arguments
+// ([Profile.ForProgram]), and one that may write .git (an approved git
+// under workspace-write, of exec_command, a custom tool, `quiver sandbox`)
+// a guard over what it writes there, checked by Wait. Every other process
+// finds all of .git read-only (the profile's mounts), so there is nothing
+// to check after it, and no index to read before it. Quiver's own git
+// probe (gitExecutables) runs unconfined, with nothing to derive.
+func (p *Process) forProgram() {
+	p.Profile, p.Args = p.Profile.ForProgram(p.path, p.Args)
+	p.guard = p.Profile.GuardGit()
 }
 
 // build returns the exec.Cmd of p: the program under its profile, with
@@ -192,11 +212,25 @@ func (p *Process) build() (*exec.Cmd, error) {
 // output to be copied. It returns what exec.Cmd.Wait returns, except for
 // the leader of a shared group, whose exit is read without reaping it (see
 // [Group]): nil once it has exited, its status in [Process.ExitStatus].
+// For an approved git whose changes to .git were undone (see
+// [Process.forProgram]) it returns the [GitGuard.Check] error, wrapping
+// [ErrGitRefused], joined with any error but the program's exit status,
+// which stays in ExitStatus and ExitCode.
 func (p *Process) Wait() error {
 	err := p.group.wait(p)
 	closeAll(p.closeAfterWait)
 	if p.own {
 		p.group.Close()
+	}
+	// The git's tree has ended: a confined program's PID namespace is
+	// empty once its launcher has exited, so nothing writes .git after
+	// the check.
+	if refused := p.guard.Check(); refused != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = nil
+		}
+		return errors.Join(refused, err)
 	}
 	return err
 }

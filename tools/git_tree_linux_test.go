@@ -26,7 +26,10 @@ func TestGitKillsTheTree(t *testing.T) {
 			}
 			tree := sandboxtest.NewTree(t)
 			bin := t.TempDir()
-			script := "#!/bin/sh\nexport " + tree.Env + "\n" + sandboxtest.TreeLine + "\n"
+			// It has no exec path to tell the start path (git --exec-path),
+			// which leaves its execution open under read-only: a shell
+			// script's interpreter is not git's.
+			script := "#!/bin/sh\n[ \"$1\" = --exec-path ] && exit 1\nexport " + tree.Env + "\n" + sandboxtest.TreeLine + "\n"
 			if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
 				t.Fatal(err)
 			}

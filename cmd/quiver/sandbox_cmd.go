@@ -142,6 +142,8 @@ func (a *app) runSandboxed(cmd *cobra.Command, args []string, network bool) erro
 	stop()
 	var ee *exec.ExitError
 	switch {
+	case errors.Is(err, sandbox.ErrGitRefused): // what a git did to .git, undone
+		return &exitError{code: max(proc.ExitStatus(), 1), msg: "quiver: " + err.Error()}
 	case errors.As(err, &ee):
 		return &exitError{code: proc.ExitStatus()} // 128 plus the signal that killed it, as a shell says
 	case err != nil:

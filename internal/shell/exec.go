@@ -163,25 +163,16 @@ func (st *runState) unsafeAssignments(env []string) []string {
 const maxCapture = 16 << 20
 
 // start starts a checked program in the run's group and waits for it.
+// What git's programs get (git's profile, the guard over .git) the start
+// path gives them (sandbox.Process); a refusal of what a git did there is
+// reported on standard error and fails the program.
 func (st *runState) start(ctx context.Context, p procIO, path string, argv []string) int {
-	box, argv := st.spec.Sandbox.ForProgram(path, argv)
-	guard := box.GuardGit()
-	code := st.startIn(ctx, box, p, path, argv)
-	if err := guard.Check(); err != nil {
-		fmt.Fprintf(p.stderr, "quiver: %v\n", err)
-		return max(code, 1)
-	}
-	return code
-}
-
-// startIn is start under the profile box, one derived from the run's.
-func (st *runState) startIn(ctx context.Context, box *sandbox.Profile, p procIO, path string, argv []string) int {
-	if box.Confined() && !kernelExecutable(path) {
+	if st.group.Profile().Confined() && !kernelExecutable(path) {
 		// The launcher's exec would fail with ENOEXEC; run it as bash would.
 		return st.runScriptFile(ctx, p, path, argv)
 	}
 	proc := st.group.Command(path)
-	proc.Args, proc.Env, proc.Dir, proc.Profile = argv, p.env, p.dir, box
+	proc.Args, proc.Env, proc.Dir = argv, p.env, p.dir
 	proc.Stdin, proc.Stdout, proc.Stderr = p.stdin, p.stdout, p.stderr
 	if _, ok := p.stdout.(*os.File); !ok {
 		proc.Stdout = &limitWriter{w: p.stdout, n: maxCapture, name: argv[0], stderr: p.stderr}
@@ -196,7 +187,12 @@ func (st *runState) startIn(ctx context.Context, box *sandbox.Profile, p procIO,
 		fmt.Fprintf(p.stderr, "%s: %v\n", argv[0], unwrapExec(err))
 		return 126
 	}
-	if err := proc.Wait(); err != nil && proc.State() == nil {
+	err = proc.Wait()
+	switch {
+	case errors.Is(err, sandbox.ErrGitRefused):
+		fmt.Fprintf(p.stderr, "quiver: %v\n", err)
+		return max(proc.ExitStatus(), 1)
+	case err != nil && proc.State() == nil:
 		// Not an exit status: the wait itself failed. (A group's leader has
 		// no State until the group closes; its Wait fails only so.)
 		fmt.Fprintf(p.stderr, "%s: %v\n", argv[0], err)

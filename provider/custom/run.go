@@ -42,8 +42,10 @@ var captureBudget = shell.Budget{HeadBytes: 512 << 10, TailBytes: 512 << 10, Hea
 
 // Run runs p to its end, its timeout or the end of ctx, through the start
 // path (sandbox.Command): however it ends, nothing the program started
-// outlives it. An error means the program could not be started (or ctx
-// ended, reported as ctx's error).
+// outlives it. An error means the program could not be started, ctx ended
+// (reported as ctx's error), or the program was a git whose changes to
+// .git the start path refused and undid (wrapping sandbox.ErrGitRefused;
+// the Outcome is there too).
 func Run(ctx context.Context, p Process) (Outcome, error) {
 	runCtx, cancel := context.WithTimeout(ctx, p.Timeout)
 	defer cancel()
@@ -71,7 +73,7 @@ func Run(ctx context.Context, p Process) (Outcome, error) {
 		return out, nil
 	}
 	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {
+	if errors.Is(err, sandbox.ErrGitRefused) || err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {
 		return out, fmt.Errorf("run %s: %w", p.Argv[0], err)
 	}
 	return out, nil
