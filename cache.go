@@ -47,7 +47,7 @@ func (tk *Toolkit) initCache() error {
 			return fmt.Errorf("quiver: output cache: %w", err)
 		}
 		tk.outputStore = store
-		return nil
+		return tk.maskStore()
 	}
 	if !tk.outputSet {
 		tk.outputStore = outputcache.NewMemoryStore(outputcache.MemoryOptions{})
@@ -55,6 +55,25 @@ func (tk *Toolkit) initCache() error {
 	if tk.outputStore != nil {
 		tk.shared.Provide(outputcache.Key.ID, tk.outputStore)
 	}
+	return tk.maskStore()
+}
+
+// maskStore hides a store that keeps outputs in a directory (a
+// [outputcache.DirStore]: every session's, exec_command's whole outputs
+// among them) from every process the toolkit's tools start, as Quiver's
+// job logs are hidden (sandbox.PrivateDir): reads are open in the sandbox,
+// and a command of one session could otherwise read another's. The tools
+// read the store themselves, unconfined.
+func (tk *Toolkit) maskStore() error {
+	ds, ok := tk.outputStore.(interface{ Dir() string })
+	if !ok {
+		return nil
+	}
+	box, err := tk.box.MaskReads([]string{ds.Dir()})
+	if err != nil {
+		return fmt.Errorf("quiver: output cache: %w", err)
+	}
+	tk.box, tk.inProcessBox = box, box.NoProcess()
 	return nil
 }
 

@@ -4,14 +4,21 @@ package quiver_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
@@ -138,5 +145,103 @@ func TestOneCallSessionRefusesBackgroundJobs(t *testing.T) {
 	}
 	if out, err := tk.Invoke(ctx, "exec_command", map[string]any{"command": "echo fg"}); err != nil || !strings.Contains(out.Content.String(), "fg") {
 		t.Errorf("a foreground command in a one-call session: %v\n%s", err, out.Content)
+	}
+}
+
+// TestConfinedCommandsCannotReadQuiversFiles: a background job's log and
+// where exec_command keeps a large output whole — a file, for a toolkit
+// without an output cache, or a directory store's files — lie where no
+// confined process can read them: session B's exec_command gets nothing of
+// session A's, naming their paths (as exec_output and exec_command tell
+// A) or searching Quiver's directories; nor does A's own.
+func TestConfinedCommandsCannotReadQuiversFiles(t *testing.T) {
+	private, err := sandbox.PrivateDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(private); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the private directory: %v, %v; want mode 0700", fi.Mode(), err)
+	}
+	storeDir := t.TempDir()
+	dirStore, err := outputcache.NewDirStore(outputcache.DirOptions{Dir: storeDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, store := range []outputcache.Store{nil, dirStore} {
+		t.Run(fmt.Sprintf("%T", store), func(t *testing.T) {
+			tk, err := quiver.New(quiver.WithRoot(t.TempDir()), builtin.Standard(), quiver.WithPolicy(policy.AllowAll()),
+				quiver.WithOutputCache(store, outputcache.Budget{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { tk.Close() })
+			a, b := tool.WithSession(context.Background(), "A"), tool.WithSession(context.Background(), "B")
+			// The secret is printed, never written in a command line that
+			// a search could find.
+			secret := "SECRET-" + strings.ToUpper(rand.Text())
+			log := jobLogWith(t, a, tk, secret)
+			big, err := quiver.Call(a, tk, tools.ExecCommand, tools.ExecCommandInput{Argv: []string{"sh", "-c", `echo "$0"; seq 1 100000`, secret}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept := big.OutputFile
+			if store != nil {
+				kept = storeDir
+			} else if fi, err := os.Stat(kept); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("%s: %v, %v; want mode 0600", kept, fi.Mode(), err)
+			}
+			if !big.Truncated || kept == "" {
+				t.Fatalf("the output was not kept whole: %+v", big)
+			}
+			lines := []string{
+				"cat " + log,
+				"cat < " + log,
+				"while read -r l; do echo \"$l\"; done < " + log,
+				"tail -c 200 " + log,
+				"ls -lR " + private + " " + storeDir,
+				"cat " + filepath.Join(private, "*", "*.log") + " " + filepath.Join(private, "*.log"),
+				"grep -rsa SECRET " + kept + " " + private + " " + filepath.Join(os.TempDir(), "quiver-call-*"),
+			}
+			if store == nil {
+				lines = append(lines, "cat "+kept, "echo \"$(< "+kept+")\"")
+			}
+			for _, ctx := range []context.Context{b, a} {
+				for _, line := range lines {
+					out, err := quiver.Call(ctx, tk, tools.ExecCommand, tools.ExecCommandInput{Command: line})
+					if err != nil {
+						t.Fatalf("%s: %v", line, err)
+					}
+					if strings.Contains(out.Output, secret) {
+						t.Errorf("session %s read Quiver's files with %s:\n%.300s", tool.SessionOf(ctx), line, out.Output)
+					}
+				}
+			}
+		})
+	}
+}
+
+// jobLogWith starts a background job in ctx's session that prints secret
+// and runs on, and returns its log, once the log holds the secret.
+func jobLogWith(t *testing.T, ctx context.Context, tk *quiver.Toolkit, secret string) string {
+	t.Helper()
+	job, err := quiver.Call(ctx, tk, tools.ExecCommand, tools.ExecCommandInput{
+		Argv: []string{"sh", "-c", `echo "$0"; exec sleep 1000`, secret}, Background: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		out, err := quiver.Call(ctx, tk, tools.ExecOutput, tools.ExecOutputInput{JobID: job.JobID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(out.LogFile); strings.Contains(string(b), secret) {
+			if fi, err := os.Stat(out.LogFile); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("%s: %v, %v; want mode 0600", out.LogFile, fi.Mode(), err)
+			}
+			return out.LogFile
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job's log %s did not get its output within a minute", out.LogFile)
+		}
 	}
 }

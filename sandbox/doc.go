@@ -294,14 +294,18 @@
 //     one made before the call inside the workspace is found by the file's
 //     identity when the process starts and masked as well (a hard link
 //     outside the workspace, or to a file inside a masked directory, is
-//     not looked for). The file tools are
-//     held to the workspace by package workspace; processes are not,
-//     unless the operator narrows their reads with [sandbox] read =
-//     "workspace" ([Config] Read): then they read only the workspace, the
-//     writable roots, the call's TMPDIR and the system's program
-//     directories ([Profile.Readable]). (The CLI provider's rg and fd are
-//     held so always: they may read only the workspace and the system's
-//     program directories.)
+//     not looked for). Quiver's own files are masked the same way in every
+//     profile: background jobs' logs and exec_command's output files
+//     ([PrivateDir]) and a directory output store (the toolkit masks it),
+//     which hold every session's output. Another call's TMPDIR is not
+//     masked: a command can read what a concurrent call's programs left
+//     there. The file tools are held to the workspace by package
+//     workspace; processes are not, unless the operator narrows their
+//     reads with [sandbox] read = "workspace" ([Config] Read): then they
+//     read only the workspace, the writable roots, the call's TMPDIR and
+//     the system's program directories ([Profile.Readable]). (The CLI
+//     provider's rg and fd are held so always: they may read only the
+//     workspace and the system's program directories.)
 //   - With [sandbox] unix_sockets = ["*"], every Unix socket the user can
 //     reach (a Docker socket, a session bus, abstract ones when the network
 //     is on) can be connected to: that entry is the plain opt-out for

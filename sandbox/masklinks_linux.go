@@ -8,15 +8,16 @@ import (
 )
 
 // maskedNow returns the paths to mask for a process starting now: the
-// masked list with its globs expanded, plus every other name inside the
-// workspace of a masked regular file that has more than one hard link. A
-// mount masks a path, not a file, so a hard link made before the call (a
-// process of the call cannot make one: the mount is another file system)
-// would otherwise read the secret. The workspace is walked only when such
-// a file exists; a link outside the workspace, or one to a file inside a
-// masked directory, is not looked for.
+// masked list with its globs expanded, Quiver's private directories
+// ([PrivateDir]), and every other name inside the workspace of a masked
+// regular file that has more than one hard link. A mount masks a path, not
+// a file, so a hard link made before the call (a process of the call
+// cannot make one: the mount is another file system) would otherwise read
+// the secret. The workspace is walked only when such a file exists; a link
+// outside the workspace, or one to a file inside a masked directory, is
+// not looked for.
 func (p *Profile) maskedNow() []string {
-	paths := expandGlobs(p.Masked)
+	paths := append(expandGlobs(p.Masked), privateMasks()...)
 	type fileKey struct{ dev, ino uint64 }
 	linked := map[fileKey]bool{}
 	for _, m := range paths {

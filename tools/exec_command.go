@@ -40,7 +40,7 @@ type ExecCommandOutput struct {
 	Truncated  bool          `json:"truncated"`
 	TotalBytes int64         `json:"total_bytes"`
 	OutputRef  string        `json:"output_ref,omitempty"`  // the whole output in the output cache
-	OutputFile string        `json:"output_file,omitempty"` // the whole output in a file, when there is no output cache
+	OutputFile string        `json:"output_file,omitempty"` // the whole output in a file, when there is no output cache: the host's to read (sandbox.PrivateDir)
 	Refused    []ExecRefusal `json:"refused,omitempty"`
 	JobID      string        `json:"job_id,omitempty"` // background: the job's id
 	Status     string        `json:"status,omitempty"` // background: "running"
@@ -322,7 +322,13 @@ func openSink(ctx context.Context, tc tool.Context, where *outputLocation) (io.W
 		where.ref = w.Ref()
 		return w, nil
 	}
-	f, err := os.CreateTemp("", "quiver-exec-*.log")
+	// Quiver's private directory: no confined process, of this session or
+	// another, can read it.
+	private, err := sandbox.PrivateDir()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(private, "exec-*.log")
 	if err != nil {
 		return nil, fmt.Errorf("temporary file: %w", err)
 	}
@@ -345,7 +351,7 @@ func composeOutput(v shell.View, ref, file string, storeErr error) string {
 	case ref != "":
 		where = "full output: ref=" + ref + ", read it with tool_output_cache or search it with tool_output_cache_grep"
 	case file != "":
-		where = "full output in the file " + file
+		where = "full output in the file " + file + ", for the host: commands cannot read it"
 	case storeErr != nil || v.StoreErr != nil:
 		err := v.StoreErr
 		if err == nil {

@@ -31,7 +31,7 @@ type ExecJobOutput struct {
 	Output    string        `json:"output"`              // new since the last read; head and tail with a marker when Truncated
 	Truncated bool          `json:"truncated"`
 	NewBytes  int64         `json:"new_bytes"`
-	LogFile   string        `json:"log_file"` // the job's whole output
+	LogFile   string        `json:"log_file"` // the job's whole output: the host's to read (sandbox.PrivateDir)
 	ElapsedMS int64         `json:"elapsed_ms"`
 	Refused   []ExecRefusal `json:"refused,omitempty"`
 	Error     string        `json:"error,omitempty"` // the job could not start

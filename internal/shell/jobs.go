@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 // Start starts spec in the background for session, detached from ctx's
@@ -39,7 +41,14 @@ func (js *Jobs) Start(ctx context.Context, session string, spec Spec, timeout ti
 		return nil, err
 	}
 	if js.dir == "" {
-		dir, err := os.MkdirTemp("", "quiver-jobs-")
+		// In Quiver's private directory, which no confined process can
+		// read: a command of another session could otherwise read this
+		// one's logs.
+		private, err := sandbox.PrivateDir()
+		if err != nil {
+			return nil, fmt.Errorf("job log directory: %w", err)
+		}
+		dir, err := os.MkdirTemp(private, "jobs-")
 		if err != nil {
 			return nil, fmt.Errorf("job log directory: %w", err)
 		}
