@@ -189,6 +189,11 @@
 //   - the environment: the minimal one ([HostEnv]: PATH, HOME, the user,
 //     the locale, the terminal) unless the caller sets the whole of it, and
 //     [Profile.Env]'s git protections and the call's TMPDIR on top;
+//   - the program: the file its path names, or, for one trusted by its
+//     content's digest (a pinned script tool), exactly the bytes that were
+//     hashed ([Process].Sealed: a sealed memfd, which the launcher execs as
+//     /dev/fd/3), so that the file replaced between the check and the
+//     start does not run instead;
 //   - the sandbox: [Profile.Wrap], which makes the program the launcher's
 //     (below), or refuses with an [*UnavailableError] before anything runs;
 //   - git: a program named git gets git's profile ([Profile.ForProgram]),

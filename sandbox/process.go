@@ -59,6 +59,16 @@ type Process struct {
 	// killed by the group's mark in its environment (Linux; see Group), as
 	// for any unconfined Process.
 	Interactive bool
+	// Sealed, when not nil, is the program itself: exactly these bytes
+	// run, and the file at the path the Process was made with is not read
+	// again. It is for a program trusted by its content's digest (a pinned
+	// script tool): a file replaced between the check and the start must
+	// not run instead. On Linux the bytes go into a sealed memfd that
+	// nothing can change, handed to the program as descriptor 3 and
+	// executed as /dev/fd/3; a #! script's interpreter reads it there, so
+	// /dev/fd/3 is the script's name ($0). Elsewhere they are copied into
+	// Quiver's private directory ([PrivateDir]) and removed by Wait.
+	Sealed []byte
 
 	path    string
 	lookErr error
@@ -67,9 +77,10 @@ type Process struct {
 	own     bool // the group is its own: made by Start, closed by Wait
 
 	cmd             *exec.Cmd
-	guard           *GitGuard // an approved git's: checked once it has exited
-	leader          bool      // leads a shared group: waited for without being reaped
-	status          int       // the shell's exit status, once waited for
+	extra           []*os.File // exec.Cmd.ExtraFiles: the sealed program
+	guard           *GitGuard  // an approved git's: checked once it has exited
+	leader          bool       // leads a shared group: waited for without being reaped
+	status          int        // the shell's exit status, once waited for
 	closeAfterStart []io.Closer
 	closeAfterWait  []io.Closer
 }
@@ -139,6 +150,13 @@ func (p *Process) StdoutPipe() (io.ReadCloser, error) {
 // *[UnavailableError] means the kernel cannot enforce the profile, and
 // nothing ran.
 func (p *Process) Start() error {
+	if p.Sealed != nil {
+		if err := p.seal(); err != nil {
+			closeAll(p.closeAfterStart)
+			closeAll(p.closeAfterWait)
+			return err
+		}
+	}
 	if p.own {
 		g, err := newGroup(context.Background(), p.Profile, false)
 		if err != nil {
@@ -166,6 +184,26 @@ func (p *Process) Start() error {
 	}
 	return err
 }
+
+// seal makes p run Sealed instead of the file at its path (see Sealed).
+func (p *Process) seal() error {
+	f, path, remove, err := sealProgram(p.path, p.Sealed)
+	if err != nil {
+		return err
+	}
+	p.path, p.lookErr = path, nil
+	if f != nil {
+		p.extra = []*os.File{f}
+		p.closeAfterStart = append(p.closeAfterStart, f)
+	}
+	p.closeAfterWait = append(p.closeAfterWait, closerFunc(remove))
+	return nil
+}
+
+// closerFunc is a function that releases something, as an io.Closer.
+type closerFunc func()
+
+func (f closerFunc) Close() error { f(); return nil }
 
 // forProgram is the git layer of the start path, applied to every
 // program, whoever starts it: a git gets git's profile and arguments
@@ -200,6 +238,7 @@ func (p *Process) build() (*exec.Cmd, error) {
 	}
 	cmd.Env = p.group.mark(p, cmd.Env)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.Stdin, p.Stdout, p.Stderr
+	cmd.ExtraFiles = p.extra // before Wrap: the launcher passes them on
 	cmd.WaitDelay = OutputGrace
 	if err := p.Profile.Wrap(cmd); err != nil {
 		return nil, err

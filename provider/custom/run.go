@@ -26,6 +26,10 @@ type Process struct {
 	// gets a private TMPDIR, removed when it ends. nil runs it unconfined
 	// (in a process group of its own, killed whole all the same).
 	Sandbox *sandbox.Profile
+	// Sealed, when not nil, is the program's content, run in place of the
+	// file Argv[0] names (sandbox.Process.Sealed): for a program trusted by
+	// the digest of these bytes.
+	Sealed []byte
 }
 
 // Outcome is how a process ended and what it wrote.
@@ -50,7 +54,7 @@ func Run(ctx context.Context, p Process) (Outcome, error) {
 	runCtx, cancel := context.WithTimeout(ctx, p.Timeout)
 	defer cancel()
 	proc := sandbox.Command(runCtx, p.Sandbox, p.Argv[0], p.Argv[1:]...)
-	proc.Dir, proc.Env, proc.Stdin = p.Dir, p.Env, p.Stdin
+	proc.Dir, proc.Env, proc.Stdin, proc.Sealed = p.Dir, p.Env, p.Stdin, p.Sealed
 	stdout := shell.NewSpool(captureBudget, nil)
 	stderr := stdout
 	if !p.Combined {

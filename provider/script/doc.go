@@ -53,4 +53,12 @@
 // cancellation. Standard output is the result; a non-zero exit is an error
 // result carrying the exit code and the tail of standard error. The
 // directory is read again on every registry refresh.
+//
+// A script the host pins by its digest ([Options] Pinned) is checked again
+// as each call starts, and what runs is the content that was hashed,
+// sealed in memory (sandbox.Process.Sealed): replacing the file between
+// the check and the start changes nothing. The interpreter of such a #!
+// script reads it as /dev/fd/3, which is therefore its $0 (a script that
+// finds files beside itself by $0 must name them from the workspace root,
+// its working directory, instead).
 package script

@@ -263,6 +263,10 @@ type script struct {
 	pin        string // the digest the file must still have; "" when not pinned
 }
 
+// afterTrustCheck runs between a pinned script's digest check and its
+// start: a test hook, which replaces the file there.
+var afterTrustCheck = func(path string) {}
+
 // stderrTail is how much of standard error a failed call shows.
 const stderrTail = 4 << 10
 
@@ -275,13 +279,19 @@ func (s *script) execute(ctx context.Context, tc tool.Context, args json.RawMess
 	if err != nil {
 		return tool.Result{}, sandbox.ToolError(err)
 	}
+	var sealed []byte
 	if s.pin != "" {
-		if got, err := digest(s.path); err != nil || got != s.pin {
+		// What runs is the content whose digest matched, sealed: the file
+		// could be replaced between this check and the start.
+		b, err := os.ReadFile(s.path)
+		if sum := sha256.Sum256(b); err != nil || hex.EncodeToString(sum[:]) != s.pin {
 			return tool.Result{}, tool.Errorf(tool.CodeToolNotAllowed, "script %s changed since the operator trusted it; it was not run", s.name)
 		}
+		sealed = b
+		afterTrustCheck(s.path)
 	}
 	out, err := custom.Run(ctx, custom.Process{Argv: []string{s.path}, Dir: ws.Dir(), Env: s.env,
-		Stdin: strings.NewReader(string(args)), Timeout: s.timeout, Sandbox: box})
+		Stdin: strings.NewReader(string(args)), Timeout: s.timeout, Sandbox: box, Sealed: sealed})
 	switch {
 	case ctx.Err() != nil:
 		return tool.Result{}, tool.Errorf(tool.CodeCancelled, "script %s was cancelled; its process group was killed", s.name)
