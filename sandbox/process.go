@@ -251,8 +251,8 @@ func (p *Process) build() (*exec.Cmd, error) {
 // output to be copied. It returns what exec.Cmd.Wait returns, except for
 // the leader of a shared group, whose exit is read without reaping it (see
 // [Group]): nil once it has exited, its status in [Process.ExitStatus].
-// For an approved git whose changes to .git were undone (see
-// [Process.forProgram]) it returns the [GitGuard.Check] error, wrapping
+// For an approved git whose changes to .git were undone (see [Process])
+// it returns the [GitGuard.Check] error, wrapping
 // [ErrGitRefused], joined with any error but the program's exit status,
 // which stays in ExitStatus and ExitCode.
 func (p *Process) Wait() error {
