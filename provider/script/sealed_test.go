@@ -13,13 +13,15 @@ import (
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/script"
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 // TestPinnedScriptRunsWhatWasHashed: a pinned script replaced between the
 // check of its digest and its start — written over in place, or renamed
 // over — still runs the content that was hashed, under every write scope
-// (unrestricted: unconfined), for a shell script and for one whose
-// interpreter env finds; its arguments and standard input reach it.
+// (unrestricted: unconfined) and with reads narrowed to the workspace, for
+// a shell script and for one whose interpreter env finds; its standard
+// input reaches it.
 func TestPinnedScriptRunsWhatWasHashed(t *testing.T) {
 	bodies := map[string]string{
 		"sh":     "#!/bin/sh\n# quiver: description Says who it is.\nread -r args\necho \"{WHO} $args\"\n",
@@ -34,10 +36,20 @@ func TestPinnedScriptRunsWhatWasHashed(t *testing.T) {
 			return os.Rename(path+".new", path)
 		},
 	}
-	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly, policy.Unrestricted} {
+	type scope struct {
+		name  string
+		write policy.WriteScope
+		box   sandbox.Config
+	}
+	for _, sc := range []scope{
+		{"workspace-write", policy.WorkspaceWrite, sandbox.Config{}},
+		{"workspace-write, reading the workspace", policy.WorkspaceWrite, sandbox.Config{Read: sandbox.ReadScope{Workspace: true}}},
+		{"read-only", policy.ReadOnly, sandbox.Config{}},
+		{"unrestricted", policy.Unrestricted, sandbox.Config{}},
+	} {
 		for lang, body := range bodies {
 			for swapName, swap := range swaps {
-				t.Run(string(scope)+"/"+lang+"/"+swapName, func(t *testing.T) {
+				t.Run(sc.name+"/"+lang+"/"+swapName, func(t *testing.T) {
 					ws := t.TempDir()
 					dir := filepath.Join(ws, script.DefaultDir)
 					if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -50,11 +62,12 @@ func TestPinnedScriptRunsWhatWasHashed(t *testing.T) {
 					}
 					sum := sha256.Sum256([]byte(trusted))
 					p := script.New(script.Options{Dir: dir, LowRisk: []string{"who"}, Pinned: map[string]string{"who": hex.EncodeToString(sum[:])}})
-					pol, err := policy.New(policy.Config{Default: policy.Allow}, scope)
+					pol, err := policy.New(policy.Config{Default: policy.Allow}, sc.write)
 					if err != nil {
 						t.Fatal(err)
 					}
-					tk, err := quiver.New(quiver.WithRoot(ws), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto), quiver.WithProvider(p))
+					tk, err := quiver.New(quiver.WithRoot(ws), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto),
+						quiver.WithSandbox(sc.box), quiver.WithProvider(p))
 					if err != nil {
 						t.Fatal(err)
 					}
