@@ -93,6 +93,8 @@ func TestJobsBelongToTheirSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitProcessStarted(t, "sleep 1000.341")
+	waitProcessStarted(t, "sleep 1000.342")
 	if got, err := js.Get("A", a.ID); err != nil || got != a {
 		t.Fatalf("A's own job: %v, %v", got, err)
 	}
