@@ -93,8 +93,8 @@ func TestJobsBelongToTheirSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitProcessStarted(t, "sleep 1000.341")
-	waitProcessStarted(t, "sleep 1000.342")
+	// Start returns before the programs run.
+	waitFor(t, func() bool { return len(processesWith(t, "sleep 1000.341")) == 1 && len(processesWith(t, "sleep 1000.342")) == 1 })
 	if got, err := js.Get("A", a.ID); err != nil || got != a {
 		t.Fatalf("A's own job: %v, %v", got, err)
 	}

@@ -142,18 +142,6 @@ const hangGuard = time.Minute
 
 // wantNoProcesses fails if processes with marker are alive once the kernel
 // has had time to reap what was killed (hangGuard).
-// waitProcessStarted waits, for hangGuard at most, until a live process
-// holds marker in its command line: a job's Start returns before its
-// program has been executed.
-func waitProcessStarted(t testing.TB, marker string) {
-	t.Helper()
-	for deadline := time.Now().Add(hangGuard); len(processesWith(t, marker)) == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no process %q started", marker)
-		}
-	}
-}
-
 func wantNoProcesses(t testing.TB, marker string) {
 	t.Helper()
 	deadline := time.Now().Add(hangGuard)
