@@ -94,7 +94,9 @@ func TestJobsBelongToTheirSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Start returns before the programs run.
-	waitFor(t, func() bool { return len(processesWith(t, "sleep 1000.341")) == 1 && len(processesWith(t, "sleep 1000.342")) == 1 })
+	waitFor(t, func() bool {
+		return len(processesWith(t, "sleep 1000.341")) == 1 && len(processesWith(t, "sleep 1000.342")) == 1
+	})
 	if got, err := js.Get("A", a.ID); err != nil || got != a {
 		t.Fatalf("A's own job: %v, %v", got, err)
 	}
