@@ -50,6 +50,13 @@ func TestPinnedScriptRunsWhatWasHashed(t *testing.T) {
 		for lang, body := range bodies {
 			for swapName, swap := range swaps {
 				t.Run(sc.name+"/"+lang+"/"+swapName, func(t *testing.T) {
+					if sc.box.Read.Workspace {
+						// Reads narrowed to the workspace serve the system's
+						// programs only: an interpreter installed elsewhere
+						// (pyenv's, first on the suite's PATH) cannot read its
+						// own library there.
+						t.Setenv("PATH", sandbox.DefaultPath)
+					}
 					ws := t.TempDir()
 					dir := filepath.Join(ws, script.DefaultDir)
 					if err := os.MkdirAll(dir, 0o755); err != nil {
