@@ -18,14 +18,14 @@ const (
 // for the assistant; ToolResults for RoleTool. Drivers merge consecutive
 // RoleTool messages into the single turn their provider expects.
 type Message struct {
-	Role        Role
-	Parts       []tool.Part
-	ToolCalls   []ToolCall
-	ToolResults []ToolResult
+	Role        Role         `json:"role"`
+	Parts       []tool.Part  `json:"parts"`
+	ToolCalls   []ToolCall   `json:"tool_calls"`
+	ToolResults []ToolResult `json:"tool_results"`
 	// Reasoning is the assistant's thinking in this turn, in the order the
 	// provider sent it; each driver sends back the reasoning of its own
 	// format as its provider requires (see [Replay]).
-	Reasoning []Reasoning
+	Reasoning []Reasoning `json:"reasoning"`
 }
 
 // SystemMessage returns a system message.

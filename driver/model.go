@@ -19,19 +19,19 @@ type Model interface {
 
 // Request is one turn's input to a model.
 type Request struct {
-	Messages   []Message
-	Tools      []ToolDefinition
-	ToolChoice ToolChoice // zero: the provider's default (auto)
+	Messages   []Message        `json:"messages"`
+	Tools      []ToolDefinition `json:"tools"`
+	ToolChoice ToolChoice       `json:"tool_choice"` // zero: the provider's default (auto)
 	// ParallelToolCalls, when set, allows or forbids several calls in one
 	// turn (OpenAI parallel_tool_calls, Anthropic disable_parallel_tool_use).
 	// Gemini has no such switch and ignores it.
-	ParallelToolCalls *bool
+	ParallelToolCalls *bool `json:"parallel_tool_calls"`
 	// MaxTokens caps the reply; 0 leaves the provider's default (Anthropic,
 	// which requires a value, gets the driver's default).
-	MaxTokens int
+	MaxTokens int `json:"max_tokens"`
 	// Reasoning asks the model to think first, where it can; the zero value
 	// leaves the model's default.
-	Reasoning ReasoningConfig
+	Reasoning ReasoningConfig `json:"reasoning"`
 }
 
 // ReasoningConfig is how much a model should think. Each driver sends what
@@ -41,8 +41,8 @@ type Request struct {
 // reasoning.effort on the Responses API), Gemini takes either (a thinking
 // budget, or a thinking level).
 type ReasoningConfig struct {
-	BudgetTokens int    // 0: not set
-	Effort       string // "low", "medium", "high"; "": not set
+	BudgetTokens int    `json:"budget_tokens"` // 0: not set
+	Effort       string `json:"effort"`        // "low", "medium", "high"; "": not set
 }
 
 // StopReason is why a model stopped.
@@ -59,31 +59,31 @@ const (
 
 // Usage is what a turn cost in tokens. Fields a provider does not report are 0.
 type Usage struct {
-	InputTokens     int64
-	OutputTokens    int64
-	CacheReadTokens int64 // input tokens served from the provider's prompt cache
-	ReasoningTokens int64 // output tokens spent thinking (included in OutputTokens)
-	TotalTokens     int64
+	InputTokens     int64 `json:"input_tokens"`
+	OutputTokens    int64 `json:"output_tokens"`
+	CacheReadTokens int64 `json:"cache_read_tokens"` // input tokens served from the provider's prompt cache
+	ReasoningTokens int64 `json:"reasoning_tokens"`  // output tokens spent thinking (included in OutputTokens)
+	TotalTokens     int64 `json:"total_tokens"`
 }
 
 // Response is a model's whole reply to one Request.
 type Response struct {
-	ID    string
-	Model string
+	ID    string `json:"id"`
+	Model string `json:"model"`
 	// Text is the visible text, joined; reasoning is left out.
-	Text string
+	Text string `json:"text"`
 	// Reasoning is the model's thinking, kept to be sent back with the next
 	// request (see [Reasoning]).
-	Reasoning []Reasoning
+	Reasoning []Reasoning `json:"reasoning"`
 	// ToolCalls are the calls for the client to run, in the order the model
 	// made them.
-	ToolCalls []ToolCall
+	ToolCalls []ToolCall `json:"tool_calls"`
 	// ServerToolCalls are calls the provider ran itself (Anthropic
 	// server_tool_use); they are reported, never run by the client.
-	ServerToolCalls    []ToolCall
-	StopReason         StopReason
-	ProviderStopReason string // the provider's own word for it
-	Usage              Usage
+	ServerToolCalls    []ToolCall `json:"server_tool_calls"`
+	StopReason         StopReason `json:"stop_reason"`
+	ProviderStopReason string     `json:"provider_stop_reason"` // the provider's own word for it
+	Usage              Usage      `json:"usage"`
 }
 
 // Message returns the assistant turn to append to the conversation for the

@@ -33,25 +33,25 @@ const (
 // The opaque fields are never parsed or re-encoded: a signature, encrypted
 // content or raw item is copied as the string or bytes that arrived.
 type Reasoning struct {
-	Format ReasoningFormat
+	Format ReasoningFormat `json:"format"`
 	// Text is the readable thinking, or its summary; empty when the provider
 	// keeps it hidden (redacted thinking, encrypted-only reasoning items).
-	Text string
+	Text string `json:"text"`
 	// Signature is Anthropic's thinking signature or Gemini's thought
 	// signature.
-	Signature string
+	Signature string `json:"signature"`
 	// Redacted marks an Anthropic redacted_thinking block, whose Data is the
 	// encrypted thinking.
-	Redacted bool
-	Data     string
+	Redacted bool   `json:"redacted"`
+	Data     string `json:"data"`
 	// Raw is the provider's item as received (OpenAI Responses). omitempty
 	// keeps nil nil through JSON, as driver/process sends it.
-	Raw json.RawMessage `json:",omitempty"`
+	Raw json.RawMessage `json:"raw,omitempty"`
 	// Before is the position, among the turn's tool calls, of the call that
 	// followed this reasoning: 0 for reasoning before the first call (and
 	// before the text), len(ToolCalls) for reasoning after every call.
 	// Drivers replay the turn in this order.
-	Before int
+	Before int `json:"before"`
 }
 
 // ReasoningText joins the readable text of rs, blocks separated by a blank

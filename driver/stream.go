@@ -29,11 +29,11 @@ const (
 
 // Event is one step of a streamed reply.
 type Event struct {
-	Type     EventType
-	Index    int
-	Delta    string
-	ToolCall ToolCall
-	Response *Response
+	Type     EventType `json:"type"`
+	Index    int       `json:"index"`
+	Delta    string    `json:"delta"`
+	ToolCall ToolCall  `json:"tool_call"`
+	Response *Response `json:"response"`
 }
 
 // Stream is a reply as it arrives. Use it like an SDK stream:

@@ -9,18 +9,18 @@ import (
 
 // ToolDefinition is a tool as offered to a model.
 type ToolDefinition struct {
-	Name        string
-	Description string
+	Name        string `json:"name"`
+	Description string `json:"description"`
 	// Parameters is the canonical input schema (an object schema). Nil means
 	// the tool takes no arguments. Drivers convert it to their provider's
 	// dialect and never change it; they remember each conversion (see
 	// [Memo]), so a schema must not change once it has been offered — tool
 	// schemas never do.
-	Parameters *jsonschema.Schema
+	Parameters *jsonschema.Schema `json:"parameters"`
 	// Strict asks for OpenAI's strict mode (constrained decoding). A schema
 	// strict mode cannot express is sent with strict off. Providers without
 	// such a mode ignore it.
-	Strict bool
+	Strict bool `json:"strict"`
 }
 
 // ToolChoiceMode is how a model may use the tools it is offered.
@@ -37,8 +37,8 @@ const (
 
 // ToolChoice constrains tool use for one request.
 type ToolChoice struct {
-	Mode ToolChoiceMode
-	Name string // for ToolChoiceTool
+	Mode ToolChoiceMode `json:"mode"`
+	Name string         `json:"name"` // for ToolChoiceTool
 }
 
 // Choose returns the choice that forces a call of the tool named name.
@@ -69,32 +69,32 @@ const (
 // model's call, from the provider's response to the pipeline.
 type ToolCall struct {
 	// ID pairs the call with its result. Unique within a response.
-	ID   string
-	Name string
+	ID   string `json:"id"`
+	Name string `json:"name"`
 	// Arguments is a JSON object; never nil for a call that parsed. It is nil
 	// only on a call reported by a *CallError (its arguments did not parse),
 	// which [UnparsedResult] answers with an error result, running nothing.
 	// (omitempty keeps nil nil through JSON, as driver/process sends it.)
-	Arguments json.RawMessage `json:",omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 	// Metadata keeps what the provider needs back on the next turn (see the
 	// Meta* keys). Nil when there is nothing.
-	Metadata map[string]string
+	Metadata map[string]string `json:"metadata"`
 }
 
 // ToolResult is what a call returned, to be sent back to the model.
 type ToolResult struct {
-	CallID string
+	CallID string `json:"call_id"`
 	// Name is the tool's name; Gemini matches results to calls by it.
-	Name string
+	Name string `json:"name"`
 	// Content is the model's view: text, JSON and image parts, in order.
-	Content []tool.Part
+	Content []tool.Part `json:"content"`
 	// IsError marks a failed call; providers that have a flag for it get it
 	// (Anthropic is_error), the others see the error text.
-	IsError bool
+	IsError bool `json:"is_error"`
 	// Metadata is the call's metadata, carried so that each driver can send
 	// back what its provider needs (Gemini's generated-id flag, the
 	// Responses caller).
-	Metadata map[string]string
+	Metadata map[string]string `json:"metadata"`
 }
 
 // TextResult returns a successful result holding one text part.

@@ -32,11 +32,15 @@ type Rating struct {
 // Annotations are the MCP tool hints. They describe the tool to clients and to
 // the policy: a tool that is not ReadOnly does not run under the read-only write
 // scope.
+//
+// As JSON (`quiver tools --json`) they are snake_case, as every key Quiver
+// chooses; an MCP client sees them under the MCP names (readOnlyHint...),
+// which are the protocol's.
 type Annotations struct {
-	ReadOnly    bool // the tool does not change its environment
-	Destructive bool // the tool may destroy or overwrite data (meaningful when not ReadOnly)
-	Idempotent  bool // calling it twice with the same arguments has no further effect
-	OpenWorld   bool // the tool reaches outside the workspace (network, other systems)
+	ReadOnly    bool `json:"read_only"`   // the tool does not change its environment
+	Destructive bool `json:"destructive"` // the tool may destroy or overwrite data (meaningful when not ReadOnly)
+	Idempotent  bool `json:"idempotent"`  // calling it twice with the same arguments has no further effect
+	OpenWorld   bool `json:"open_world"`  // the tool reaches outside the workspace (network, other systems)
 }
 
 // SubjectKind says what a [Subject] names, so that a policy rule's specifier is

@@ -17,7 +17,10 @@ var searchCodeDescription string
 type SearchCodeInput struct {
 	Query       string `json:"query" jsonschema:"the text to look for, literally (not a regular expression); case-insensitive unless it has an upper-case letter" minLength:"1"`
 	FilePattern string `json:"filePattern,omitempty" jsonschema:"only search files matching this glob, such as *.ts or src/**/*.go"`
-	Limit       int    `json:"limit,omitempty" jsonschema:"the most matches to return (default 50)" minimum:"1" maximum:"1000"`
+	// FilePatternSnake is filePattern spelled file_pattern, for a model
+	// that writes Quiver's style; give one of the two.
+	FilePatternSnake string `json:"file_pattern,omitempty" jsonschema:"the same as filePattern, spelled as Quiver's other tools spell their arguments: give one of the two"`
+	Limit            int    `json:"limit,omitempty" jsonschema:"the most matches to return (default 50)" minimum:"1" maximum:"1000"`
 }
 
 // SearchMatch is one line search_code found.
@@ -43,9 +46,15 @@ func NewSearchCode(backend GrepBackend) *tool.Tool {
 
 const searchCodeDefaultLimit = 50
 
+var filePatternName = argName{contract: "filePattern", snake: "file_pattern"}
+
 func searchCode(ctx context.Context, tc tool.Context, in SearchCodeInput, backend GrepBackend) ([]SearchMatch, error) {
 	opts := search.PatternOptions{Fixed: true, IgnoreCase: !search.HasUpper(in.Query)}
-	ws, q, err := prepareGrep(ctx, tc, in.Query, opts, ".", in.FilePattern, "filePattern")
+	pattern, field, err := filePatternName.value(in.FilePattern, in.FilePatternSnake)
+	if err != nil {
+		return nil, err
+	}
+	ws, q, err := prepareGrep(ctx, tc, in.Query, opts, ".", pattern, field)
 	if err != nil {
 		return nil, renameField(err, "pattern", "query")
 	}

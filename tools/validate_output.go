@@ -21,8 +21,11 @@ var validateOutputDescription string
 // so its schema is open (no type): providers' strict modes cannot express
 // that, and send this tool without strict mode.
 type ValidateOutputInput struct {
-	OutputType string          `json:"outputType" jsonschema:"the name of the output type to check against" minLength:"1"`
-	Data       json.RawMessage `json:"data"`
+	OutputType string `json:"outputType,omitempty" jsonschema:"the name of the output type to check against (required, under this name or as output_type)" minLength:"1"`
+	// OutputTypeSnake is outputType spelled output_type, for a model that
+	// writes Quiver's style; give one of the two.
+	OutputTypeSnake string          `json:"output_type,omitempty" jsonschema:"the same as outputType, spelled as Quiver's other tools spell their arguments: give one of the two" minLength:"1"`
+	Data            json.RawMessage `json:"data"`
 }
 
 // ValidateOutputOutput is validate_output's typed output: the agent tools'
@@ -165,20 +168,30 @@ func newValidateOutput() *tool.Tool {
 		}))
 }
 
+var outputTypeName = argName{contract: "outputType", snake: "output_type"}
+
 func validateOutput(ctx context.Context, tc tool.Context, in ValidateOutputInput) (*ValidateOutputOutput, error) {
 	types, err := tool.Resolve(ctx, tc, OutputTypesKey)
 	if err != nil {
 		return nil, err
 	}
-	v, ok := types.validator(in.OutputType)
+	name, field, err := outputTypeName.value(in.OutputType, in.OutputTypeSnake)
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		return nil, tool.Errorf(tool.CodeInvalidArguments, "field %q: required field is missing: name the output type to check against", outputTypeName.contract).
+			WithDetail("field", outputTypeName.contract)
+	}
+	v, ok := types.validator(name)
 	if !ok {
 		names := types.Names()
 		if len(names) == 0 {
 			return nil, tool.Errorf(tool.CodeInvalidArguments,
-				"outputType %q: no output types are registered, so there is nothing to check against", in.OutputType)
+				"%s %q: no output types are registered, so there is nothing to check against", field, name)
 		}
-		return nil, tool.Errorf(tool.CodeInvalidArguments, "outputType %q is not registered; the known ones are: %s",
-			in.OutputType, strings.Join(names, ", "))
+		return nil, tool.Errorf(tool.CodeInvalidArguments, "%s %q is not registered; the known ones are: %s",
+			field, name, strings.Join(names, ", "))
 	}
 	data, err := decodeData(in.Data)
 	if err != nil {
@@ -200,7 +213,7 @@ func validateOutput(ctx context.Context, tc tool.Context, in ValidateOutputInput
 		errs = append(errs, OutputProblem{Pointer: fe.Pointer, Keyword: fe.Keyword, Message: msg})
 	}
 	warns = append(warns, outputHints(v.Schema(), v.Schema(), data, "", 0)...)
-	return newValidationResult(in.OutputType, errs, warns), nil
+	return newValidationResult(name, errs, warns), nil
 }
 
 // maxProblems bounds the errors (and, apart, the warnings) one answer lists.

@@ -24,7 +24,7 @@
 // {"id":N,"op":"cancel"}, concurrently. The program answers each request
 // with zero or more {"id":N,"event":{...}} (streams only) and one final
 // {"id":N,"done":true,"response":{...},"error":{...}}. The driver types go
-// as encoding/json writes them. Errors keep what callers test for:
+// as encoding/json writes them, under their snake_case json tags. Errors keep what callers test for:
 // [driver.CallError]s (errors.As, [driver.IsCallError]) and
 // [driver.ErrTruncated] (errors.Is); any other error arrives as its text.
 // The program ends when its standard input does; the caller's [Model.Close]

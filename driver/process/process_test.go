@@ -273,6 +273,9 @@ func TestClose(t *testing.T) {
 	}
 }
 
+// openLine opens the protocol at this version.
+var openLine = fmt.Sprintf(`{"op":"open","version":%d,"spec":{"model":"fake"}}`, version)
+
 // TestServeRefusesBadInput: Serve answers what it cannot do with an error
 // reply, never a panic, and a protocol of another version is refused.
 func TestServeRefusesBadInput(t *testing.T) {
@@ -280,8 +283,8 @@ func TestServeRefusesBadInput(t *testing.T) {
 		{"not open first", `{"id":1,"op":"generate","request":{}}`, "must be", "must be"},
 		{"other version", `{"op":"open","version":99,"spec":{"model":"fake"}}`, "protocol version 99", "protocol version"},
 		{"not JSON", `{"op":`, "", "read the open request"},
-		{"unknown op", `{"op":"open","version":1,"spec":{"model":"fake"}}` + "\n" + `{"id":4,"op":"fly"}`, `unknown op`, ""},
-		{"no request", `{"op":"open","version":1,"spec":{"model":"fake"}}` + "\n" + `{"id":5,"op":"generate"}`, "without a request", ""},
+		{"unknown op", openLine + "\n" + `{"id":4,"op":"fly"}`, `unknown op`, ""},
+		{"no request", openLine + "\n" + `{"id":5,"op":"generate"}`, "without a request", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder
@@ -301,7 +304,7 @@ func TestServeEndsWithItsInput(t *testing.T) {
 	r, w := io.Pipe()
 	done := make(chan error)
 	go func() { done <- Serve(context.Background(), r, io.Discard, openFake) }()
-	fmt.Fprintln(w, `{"op":"open","version":1,"spec":{"model":"fake"}}`)
+	fmt.Fprintln(w, openLine)
 	b, _ := json.Marshal(request{ID: 1, Op: opGenerate, Request: ptr(ask("block"))})
 	fmt.Fprintf(w, "%s\n", b)
 	w.Close()

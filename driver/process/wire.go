@@ -7,8 +7,9 @@ import (
 )
 
 // version is the protocol's version: a program of another version refuses
-// to open, rather than misread a request.
-const version = 1
+// to open, rather than misread a request. 2: the driver types' keys are
+// snake_case (issue 33); version 1 sent their Go field names.
+const version = 2
 
 // The operations a caller sends.
 const (
