@@ -185,13 +185,13 @@ func TestApplyRefusesAndChangesNothing(t *testing.T) {
 		want  []string
 	}{
 		{"second file's hunk fails", begin("*** Update File: a\n@@\n-one\n+ONE\n*** Update File: b\n@@\n-nope\n+p"),
-			tool.CodeExecutionFailed, []string{"file 2 of 2 (update b)", "hunk 1 of 1", "    nope", "occurs nowhere", "Nothing was changed"}},
+			tool.CodeInvalidArguments, []string{"file 2 of 2 (update b)", "hunk 1 of 1", "    nope", "occurs nowhere", "Nothing was changed"}},
 		{"context not found names hunk and header", begin("*** Update File: a\n@@\n-one\n+1\n@@ missing\n-three\n+3"),
-			tool.CodeExecutionFailed, []string{"hunk 2 of 2 (@@ missing) at patch line 6", `its @@ line "missing" matches no line of the file at or after line 2`}},
+			tool.CodeInvalidArguments, []string{"hunk 2 of 2 (@@ missing) at patch line 6", `its @@ line "missing" matches no line of the file at or after line 2`}},
 		{"hunks out of order", begin("*** Update File: a\n@@\n-three\n+3\n@@\n-one\n+1"),
-			tool.CodeExecutionFailed, []string{"hunk 2 of 2", "not found at or after line 4", `"one" occurs at line 1, above where`}},
+			tool.CodeInvalidArguments, []string{"hunk 2 of 2", "not found at or after line 4", `"one" occurs at line 1, above where`}},
 		{"stale context", begin("*** Update File: a\n@@\n one\n-TWO!\n+2"),
-			tool.CodeExecutionFailed, []string{`"one" occurs at line 1, but the lines after it there differ`}},
+			tool.CodeInvalidArguments, []string{`"one" occurs at line 1, but the lines after it there differ`}},
 		{"update of a missing file", begin("*** Update File: nope\n@@\n-a\n+b"), tool.CodeExecutionFailed, []string{"nope does not exist", "Add File"}},
 		{"delete of a missing file", begin("*** Delete File: nope"), tool.CodeExecutionFailed, []string{"nope does not exist"}},
 		{"add over an existing file", begin("*** Add File: b\n+new"), tool.CodeExecutionFailed, []string{"b already exists"}},

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/quiverkit/quiver/tool"
 )
 
 // applyHunks applies hunks, in order, to t and returns the new content and
@@ -221,7 +223,9 @@ func hunkError(t *text, h *Hunk, i, n int, err error) error {
 		b.WriteString(". ")
 	}
 	b.WriteString("Read the file again and resend the patch with context lines copied from it")
-	e := failf(true, "%s", b.String())
+	// The same code as edit's old_string not found: the call's text does
+	// not match the file as it is, and other arguments will.
+	e := tool.Errorf(tool.CodeInvalidArguments, "%s", b.String()).WithDetail("field", "patch")
 	e.WithDetail("hunk", i+1)
 	if hd := h.header(); hd != "" {
 		e.WithDetail("header", hd)
