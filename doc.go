@@ -36,7 +36,7 @@
 //	validate  the tool's JSON Schema                                        INVALID_ARGUMENTS
 //	decide    call-level rules on what the call acts on, and its risk       TOOL_NOT_ALLOWED, or ask
 //	approve   only for ask: the Approver decides                            APPROVAL_DENIED
-//	execute   with workspace, dependencies, deadline; panics recovered      TIMEOUT, CANCELLED, SANDBOX_VIOLATION, EXECUTION_FAILED, INTERNAL
+//	execute   with workspace, dependencies, deadline; panics recovered      TIMEOUT, CANCELLED, SANDBOX_VIOLATION, NETWORK_DENIED, EXECUTION_FAILED, INTERNAL
 //	cache     oversized output stored whole; a trimmed view and a ref returned
 //	audit     one record per call, whatever the outcome
 //

@@ -25,6 +25,14 @@ const (
 	CodeInternal                 Code = "INTERNAL"
 )
 
+// CodeNetworkDenied means the call would reach a network address its tool
+// may not reach: web_fetch refuses loopback, private, link-local and other
+// non-public addresses unless the operator set [web] allow_private. It is
+// not SANDBOX_VIOLATION, which means a path outside the workspace: the
+// boundary and the fix differ (another URL, or the operator's setting).
+// Not retriable with the same URL.
+const CodeNetworkDenied Code = "NETWORK_DENIED"
+
 // CodeSandboxUnavailable means the kernel cannot confine the process a tool
 // would start, so it was not started: Quiver never runs a program unconfined
 // silently (see package sandbox). Not retriable.

@@ -241,7 +241,7 @@ func (e *errBlocked) Error() string {
 // blockedError names the URL refused (for a refusal at dial time, the URL
 // asked for, though a redirect from it may be what was refused).
 func blockedError(target string, addr netip.Addr, why string) *tool.Error {
-	return tool.Errorf(tool.CodeSandboxViolation,
+	return tool.Errorf(tool.CodeNetworkDenied,
 		"refused to fetch %s: its host is at %s, a %s address; web_fetch only reaches public hosts unless the operator sets [web] allow_private = true in quiver.toml",
 		target, addr, why)
 }

@@ -287,7 +287,7 @@ func TestWebFetchRefusesPrivateAddresses(t *testing.T) {
 	} {
 		t.Run(u, func(t *testing.T) {
 			_, err := fetch(t, WebConfig{}, fmt.Sprintf(`{"url": %q}`, u))
-			wantToolError(t, err, tool.CodeSandboxViolation, "allow_private = true")
+			wantToolError(t, err, tool.CodeNetworkDenied, "allow_private = true")
 		})
 	}
 	if n := srv.hits.Load(); n != 0 {
@@ -316,7 +316,7 @@ func TestWebClientChecksEveryDial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantToolError(t, client.CheckRedirect(redirect, []*http.Request{first}), tool.CodeSandboxViolation, "https://example.com/ redirected: refused to fetch http://169.254.169.254/latest/meta-data/")
+	wantToolError(t, client.CheckRedirect(redirect, []*http.Request{first}), tool.CodeNetworkDenied, "https://example.com/ redirected: refused to fetch http://169.254.169.254/latest/meta-data/")
 }
 
 // FuzzCheckFetchURL holds the URL check to its contract on any input: no
