@@ -315,17 +315,13 @@ func (tk *Toolkit) decide(ctx context.Context, c *call) error {
 	return nil
 }
 
-// suggestRule is the allow rule an approval request offers. A custom tool
-// runs its template without a shell, so its rule is written over its
-// arguments, never as a shell line (policy.SuggestArgvRule).
-func (c *call) suggestRule() string {
-	if c.verdict.Protected != "" {
-		return "" // writing a protected path asks whatever the rules say
-	}
-	if c.entry != nil && c.entry.Provider == "custom" {
-		return policy.SuggestArgvRule(c.tool.Name, c.subjects)
-	}
-	return policy.SuggestRule(c.tool.Name, c.subjects)
+// suggest is what an approval request says about the allow list: the
+// rules that would pass the call, or why none can. A custom tool runs its
+// template without a shell, so its rules are written over its arguments,
+// never as a shell line (policy.Policy.Suggest's argv).
+func (c *call) suggest() ([]string, string) {
+	argv := c.entry != nil && c.entry.Provider == "custom"
+	return c.tk.policy.Suggest(c.tool, c.subjects, c.risk, argv)
 }
 
 // approve asks the approver about calls the policy referred to a person. An
@@ -335,7 +331,8 @@ func (tk *Toolkit) approve(ctx context.Context, c *call) error {
 		return nil
 	}
 	req := policy.Request{Tool: c.tool.Name, CallID: c.ID, Arguments: c.args, Risk: c.risk,
-		Rule: c.verdict.Rule, Subjects: c.subjects, Suggest: c.suggestRule()}
+		Rule: c.verdict.Rule, Subjects: c.subjects}
+	req.Suggest, req.NoSuggest = c.suggest()
 	a, err := tk.approver.Approve(ctx, req)
 	c.approval = a
 	if err != nil {

@@ -96,24 +96,3 @@ func TestEgressOffer(t *testing.T) {
 		}
 	}
 }
-
-// TestSuggestDomainRule: the rule an approval offers for a web call names
-// its host, never the bare tool, which would allow every host.
-func TestSuggestDomainRule(t *testing.T) {
-	for _, tt := range []struct {
-		urls []string
-		want string
-	}{
-		{[]string{"https://user@Attacker.Example./c?x=1"}, "web_fetch(domain:attacker.example)"},
-		{[]string{"https://html.duckduckgo.com/html/?q=x", "https://api.duckduckgo.com/?q=x"}, "web_fetch(domain:duckduckgo.com)"},
-		{[]string{"https://a.example/", "https://b.test/"}, "web_fetch(domain:a.example)"},
-	} {
-		var subjects []tool.Subject
-		for _, u := range tt.urls {
-			subjects = append(subjects, tool.Subject{Kind: tool.SubjectURL, Value: u})
-		}
-		if got := SuggestRule("web_fetch", subjects); got != tt.want {
-			t.Errorf("SuggestRule(%q) = %q, want %q", tt.urls, got, tt.want)
-		}
-	}
-}

@@ -205,18 +205,3 @@ func TestBadConfig(t *testing.T) {
 		t.Error("a bad write scope was accepted")
 	}
 }
-
-func TestSuggestRule(t *testing.T) {
-	for _, c := range []struct {
-		subjects []tool.Subject
-		want     string
-	}{
-		{cmd("npm test && ls"), "exec_command(npm test)"},
-		{file("./src/a.go"), "exec_command(src/a.go)"},
-		{nil, "exec_command"},
-	} {
-		if got := SuggestRule("exec_command", c.subjects); got != c.want {
-			t.Errorf("SuggestRule = %q, want %q", got, c.want)
-		}
-	}
-}

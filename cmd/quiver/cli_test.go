@@ -256,8 +256,16 @@ ask = ["write_file"]
 		t.Error("a refused write_file wrote its file")
 	}
 	t.Run("the ask refusal names --yes and the rule that would pass it", func(t *testing.T) {
+		r := runCLI(t, dir, "", "call", "edit", `{"path":"n.txt","old_string":"","new_string":"x"}`)
+		if !strings.Contains(r.stderr, "--yes") || !strings.Contains(r.stderr, `allow it with the rule "edit(n.txt)"`) {
+			t.Errorf("stderr %q", r.stderr)
+		}
+	})
+	// An ask rule comes before every allow rule: none is offered, and the
+	// refusal says which rule asks (issue 33).
+	t.Run("the ask refusal under an ask rule names the rule, not an allow rule", func(t *testing.T) {
 		r := runCLI(t, dir, "", "call", "write_file", `{"path":"n.txt","content":"x"}`)
-		if !strings.Contains(r.stderr, "--yes") || !strings.Contains(r.stderr, `write_file(n.txt)`) {
+		if !strings.Contains(r.stderr, "--yes") || !strings.Contains(r.stderr, `no allow rule would pass it: the rule "write_file" asks about it`) {
 			t.Errorf("stderr %q", r.stderr)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -42,14 +43,32 @@ func (deny) Approve(_ context.Context, req policy.Request) (policy.Approval, err
 		"approval required (%s) and no approver is configured%s", req.Rule, allowHint("; ", req))}, nil
 }
 
-// allowHint is how a refusal names the allow rule that would pass the call,
-// after prefix; "" when no rule would (a write to a protected path is asked
-// about whatever the rules say).
+// allowHint is how a refusal names the allow rules that would pass the
+// call, after prefix; or, when none would (a write to a protected path is
+// asked about whatever the rules say), why, as a clause of its own.
 func allowHint(prefix string, req policy.Request) string {
-	if req.Suggest == "" {
-		return ""
+	if len(req.Suggest) == 0 {
+		if req.NoSuggest == "" {
+			return ""
+		}
+		return "; no allow rule would pass it: " + req.NoSuggest
 	}
-	return fmt.Sprintf("%sallow it with the rule %q", prefix, req.Suggest)
+	return prefix + "allow it with " + RulesText(req.Suggest)
+}
+
+// RulesText names suggested allow rules in a sentence: `the rule "x"`, or
+// `the rules "a" and "b" (add all of them: ...)`, since a line of several
+// commands needs one rule for each and one alone passes nothing.
+func RulesText(rules []string) string {
+	q := make([]string, len(rules))
+	for i, r := range rules {
+		q[i] = strconv.Quote(r)
+	}
+	if len(q) == 1 {
+		return "the rule " + q[0]
+	}
+	return "the rules " + strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1] +
+		" (add all of them: each names one command, path or host of the call, and every one must be allowed)"
 }
 
 // Prompt asks a person at a terminal: it shows the tool, every argument of
@@ -72,7 +91,7 @@ type Prompt struct {
 // Approve implements policy.Approver.
 func (p Prompt) Approve(ctx context.Context, req policy.Request) (policy.Approval, error) {
 	if p.Remember.allows(req) {
-		return policy.Approval{Approved: true, By: "prompt", Reason: "allowed for this session: " + req.Suggest}, nil
+		return policy.Approval{Approved: true, By: "prompt", Reason: "allowed for this session by " + RulesText(req.Suggest)}, nil
 	}
 	if !isTerminal(p.In) {
 		return policy.Approval{By: "prompt", Reason: fmt.Sprintf(
@@ -80,8 +99,9 @@ func (p Prompt) Approve(ctx context.Context, req policy.Request) (policy.Approva
 			req.Rule, allowHint(", or ", req))}, nil
 	}
 	choices := "[y/N]"
-	if p.Remember != nil && req.Suggest != "" {
-		choices = fmt.Sprintf("[y]es, [a]lways allow %s this session, [N]o:", visible.String(req.Suggest))
+	always := p.Remember != nil && rememberable(req)
+	if always {
+		choices = fmt.Sprintf("[y]es, [a]lways allow %s this session, [N]o:", visible.String(strings.Join(req.Suggest, ", ")))
 	}
 	shown, cut := render(req, true)
 	if cut {
@@ -98,9 +118,9 @@ func (p Prompt) Approve(ctx context.Context, req policy.Request) (policy.Approva
 		switch {
 		case a == "y" || a == "yes":
 			return policy.Approval{Approved: true, By: "prompt"}, nil
-		case (a == "a" || a == "always") && p.Remember != nil && req.Suggest != "":
-			p.Remember.allow(req.Suggest)
-			return policy.Approval{Approved: true, By: "prompt", Reason: "allowed for this session: " + req.Suggest}, nil
+		case (a == "a" || a == "always") && always:
+			p.Remember.allow(req.Suggest...)
+			return policy.Approval{Approved: true, By: "prompt", Reason: "allowed for this session by " + RulesText(req.Suggest)}, nil
 		case (a == "s" || a == "show") && cut:
 			fmt.Fprintf(p.Out, "\n%s\nAllow? %s ", Show(req), strings.TrimPrefix(choices, "[s]how everything, "))
 			cut = false
@@ -142,16 +162,20 @@ type SessionRules struct {
 	policy *policy.Policy // the rules as allow rules, default deny
 }
 
-func (s *SessionRules) allow(rule string) {
+func (s *SessionRules) allow(rules ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.rules == nil {
 		s.rules = map[string]bool{}
 	}
-	s.rules[rule] = true
+	for _, r := range rules {
+		s.rules[r] = true
+	}
 	p, err := policy.New(policy.Config{Default: policy.Deny, Allow: slices.Sorted(maps.Keys(s.rules))}, policy.Unrestricted)
 	if err != nil { // a rule the policy cannot read allows nothing
-		delete(s.rules, rule)
+		for _, r := range rules {
+			delete(s.rules, r)
+		}
 		return
 	}
 	s.policy = p
@@ -175,6 +199,22 @@ func (s *SessionRules) allows(req policy.Request) bool {
 		}
 	}
 	return p.Decide(&tool.Tool{Name: req.Tool}, req.Subjects, tool.RiskHigh).Decision == policy.Allow
+}
+
+// rememberable reports whether "always allow" would cover req from now
+// on: it has rules to remember, and its command lines are plain (see
+// [SessionRules]), so that offering it is not a promise the next call
+// breaks.
+func rememberable(req policy.Request) bool {
+	if len(req.Suggest) == 0 {
+		return false
+	}
+	for _, sub := range req.Subjects {
+		if sub.Kind == tool.SubjectCommand && shell.PlainLine(sub.Value) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Rules returns the rules allowed so far, for a closing summary.

@@ -18,7 +18,7 @@ import (
 )
 
 var req = policy.Request{Tool: "write_file", Arguments: []byte(`{"path":"a.txt"}`), Risk: "high",
-	Rule: "default = ask", Suggest: "write_file(a.txt)"}
+	Rule: "default = ask", Suggest: []string{"write_file(a.txt)"}}
 
 func TestAutoAndDeny(t *testing.T) {
 	if a, err := Auto.Approve(context.Background(), req); err != nil || !a.Approved {

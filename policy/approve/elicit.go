@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -125,8 +124,11 @@ func Question(req policy.Request) string {
 	fmt.Fprintf(&b, "Quiver wants to run %s (risk %s; %s).\n\nArguments:\n%s\n\n",
 		visible.String(req.Tool), req.Risk, visible.String(req.Rule), Show(req))
 	b.WriteString("Accept to run this call once; decline to refuse it.")
-	if req.Suggest != "" {
-		fmt.Fprintf(&b, " To stop being asked, allow it in quiver.toml with the rule %s.", strconv.Quote(req.Suggest))
+	switch {
+	case len(req.Suggest) > 0:
+		fmt.Fprintf(&b, " To stop being asked, allow it in quiver.toml with %s.", RulesText(req.Suggest))
+	case req.NoSuggest != "":
+		fmt.Fprintf(&b, " No allow rule in quiver.toml would stop the asking: %s.", req.NoSuggest)
 	}
 	return b.String()
 }

@@ -18,7 +18,7 @@ import (
 
 var askReq = policy.Request{
 	Tool: "write_file", CallID: "c1", Arguments: json.RawMessage(`{"path":"a.txt","content":"hi"}`),
-	Risk: tool.RiskHigh, Rule: "ask: write_file", Suggest: "write_file(a.txt)",
+	Risk: tool.RiskHigh, Rule: "ask: write_file", Suggest: []string{"write_file(a.txt)"},
 }
 
 // approveOver connects a real go-sdk client (with the given elicitation

@@ -25,7 +25,7 @@ func FuzzSessionRules(f *testing.F) {
 	s := &SessionRules{}
 	s.allow("exec_command(git status)")
 	f.Fuzz(func(t *testing.T, line string) {
-		req := policy.Request{Tool: "exec_command", Suggest: "exec_command(git status)",
+		req := policy.Request{Tool: "exec_command", Suggest: []string{"exec_command(git status)"},
 			Subjects: []tool.Subject{{Kind: tool.SubjectCommand, Value: line}}}
 		if !s.allows(req) {
 			return
@@ -73,10 +73,39 @@ func TestSessionRulesCoverWholeLines(t *testing.T) {
 		{"make -s test &", false},
 		{"make -s test; rm -rf x", false},
 	} {
-		req := policy.Request{Tool: "exec_command", Suggest: "exec_command(make -s test)",
+		req := policy.Request{Tool: "exec_command", Suggest: []string{"exec_command(make -s test)"},
 			Subjects: []tool.Subject{{Kind: tool.SubjectCommand, Value: c.line}}}
 		if got := s.allows(req); got != c.allowed {
 			t.Errorf("remembered exec_command(make -s test) on %q: allowed = %v, want %v", c.line, got, c.allowed)
+		}
+	}
+}
+
+// TestAlwaysOfferedWhereItHolds: the prompt offers "always allow" only for
+// a call the remembered rules would cover next time: one with rules to
+// remember, whose command lines are plain. A redirection to a file is not
+// (see SessionRules), so offering it would be a promise the next call breaks.
+func TestAlwaysOfferedWhereItHolds(t *testing.T) {
+	for _, c := range []struct {
+		line    string
+		suggest []string
+		want    bool
+	}{
+		{"cat a | tee b", []string{"exec_command(cat a)", "exec_command(tee b)"}, true},
+		{"make -s test > out", []string{"exec_command(make -s test)"}, false},
+		{"echo $(date)", nil, false},
+	} {
+		req := policy.Request{Tool: "exec_command", Suggest: c.suggest,
+			Subjects: []tool.Subject{{Kind: tool.SubjectCommand, Value: c.line}}}
+		if got := rememberable(req); got != c.want {
+			t.Errorf("%q: offered = %v, want %v", c.line, got, c.want)
+		}
+		if c.want {
+			s := &SessionRules{}
+			s.allow(c.suggest...)
+			if !s.allows(req) {
+				t.Errorf("%q: offered, but its rules once remembered do not cover it", c.line)
+			}
 		}
 	}
 }

@@ -65,7 +65,7 @@ func TestPromptAlwaysAllowsTheRuleForTheSession(t *testing.T) {
 	master, slave := openPTY(t)
 	var out bytes.Buffer
 	p := Prompt{In: slave, Out: &out, Remember: &SessionRules{}}
-	git := policy.Request{Tool: "exec_command", Arguments: []byte(`{"command":"git status"}`), Rule: "default = ask", Suggest: "exec_command(git status)",
+	git := policy.Request{Tool: "exec_command", Arguments: []byte(`{"command":"git status"}`), Rule: "default = ask", Suggest: []string{"exec_command(git status)"},
 		Subjects: []tool.Subject{{Kind: tool.SubjectCommand, Value: "git status"}}}
 	if _, err := master.Write([]byte("a\n")); err != nil {
 		t.Fatal(err)
