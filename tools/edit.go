@@ -141,7 +141,7 @@ func runEdits(ctx context.Context, tc tool.Context, p string, ops []editOp, expe
 		}
 		m, err := edit.Find(text, edit.Edit{Old: format.Normalize(op.Old), New: format.Normalize(op.New), ReplaceAll: op.ReplaceAll, ExpectedReplacements: op.ExpectedReplacements})
 		if err != nil {
-			return nil, opError(ops, i, matchError(rel, err))
+			return nil, opError(ops, i, matchError(rel, err, raw, op.Old))
 		}
 		steps = append(steps, m.Changes)
 		res.steps = append(res.steps, EditStep{Replacements: len(m.Changes), Strategy: string(m.Strategy), Lines: m.Lines})
@@ -220,8 +220,10 @@ func checkExpectedSum(rel string, raw []byte, exists bool, expected string) erro
 }
 
 // matchError turns an error of the matcher into a *tool.Error that tells the
-// model what to do next.
-func matchError(rel string, err error) *tool.Error {
+// model what to do next. raw is the file and old the old_string, for an
+// old_string not found where the file holds bytes that are not UTF-8:
+// copying the lines again cannot help then (see nonUTF8Hint).
+func matchError(rel string, err error, raw []byte, old string) *tool.Error {
 	var nf *edit.NotFoundError
 	var amb *edit.AmbiguousError
 	var cnt *edit.CountError
@@ -229,8 +231,17 @@ func matchError(rel string, err error) *tool.Error {
 	case errors.As(err, &nf):
 		e := tool.Errorf(tool.CodeInvalidArguments, "%s: %w", rel, err)
 		if nf.Closest != nil {
-			e.Message += fmt.Sprintf("Copy old_string from these lines exactly, or read them again with read_file (offset %d, limit %d).", nf.Closest.First, nf.Closest.Last-nf.Closest.First+1)
 			e.WithDetail("closest_first_line", nf.Closest.First).WithDetail("closest_last_line", nf.Closest.Last)
+		}
+		if runs := nonUTF8Runs(raw, old, nf); len(runs) > 0 {
+			if !strings.HasSuffix(e.Message, "\n") {
+				e.Message += " "
+			}
+			e.Message += nonUTF8Advice(runs)
+			return e.WithDetail("non_utf8_offsets", offsets(runs))
+		}
+		if nf.Closest != nil {
+			e.Message += fmt.Sprintf("Copy old_string from these lines exactly, or read them again with read_file (offset %d, limit %d).", nf.Closest.First, nf.Closest.Last-nf.Closest.First+1)
 		}
 		return e
 	case errors.As(err, &amb):

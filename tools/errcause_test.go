@@ -26,7 +26,7 @@ func TestToolErrorsKeepTheirCause(t *testing.T) {
 	}{
 		{"web_fetch: a URL that does not parse", badURL, tool.CodeInvalidArguments,
 			func(err error) bool { var ue *url.Error; return errors.As(err, &ue) }},
-		{"edit: old_string not found", matchError("a.go", &edit.NotFoundError{}), tool.CodeInvalidArguments,
+		{"edit: old_string not found", matchError("a.go", &edit.NotFoundError{}, nil, ""), tool.CodeInvalidArguments,
 			func(err error) bool { var nf *edit.NotFoundError; return errors.As(err, &nf) }},
 		{"tool_output_cache: an unknown ref_id", cacheError("r1", notFound), tool.CodeInvalidArguments,
 			func(err error) bool { return errors.Is(err, outputcache.ErrNotFound) }},
