@@ -25,6 +25,13 @@ import (
 // first (see the package documentation for why 2026-07-28 is not among them).
 var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
+// DefaultMaxBodyBytes is the largest request the server reads unless
+// Options.MaxBodyBytes says otherwise: 4 MiB, the MCP SDK's default. It is
+// also the cap `quiver call` puts on the arguments it reads, so that one
+// number bounds a call's arguments whichever way they arrive, and the
+// memory a call takes with them.
+const DefaultMaxBodyBytes = mcp.DefaultMaxRequestBodyBytes
+
 // Options configure a [Server]. The zero value serves with the defaults
 // noted on each field.
 type Options struct {
@@ -50,7 +57,8 @@ type Options struct {
 	// Token, when set, must come with every HTTP request as
 	// "Authorization: Bearer TOKEN".
 	Token string
-	// MaxBodyBytes bounds one HTTP request body; default 4 MiB.
+	// MaxBodyBytes bounds one HTTP request body, and one line of stdio;
+	// default DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// MaxSessions bounds the HTTP sessions open at once; default 64. At the
 	// limit a newcomer takes the place of the least recently used session
@@ -90,7 +98,7 @@ func (o *Options) setDefaults() {
 	}
 	o.Logger = slog.New(LogHandler(o.Logger.Handler()))
 	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = mcp.DefaultMaxRequestBodyBytes
+		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = 64

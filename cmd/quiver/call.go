@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/mcpserver"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/spf13/cobra"
 )
@@ -25,7 +27,8 @@ func (a *app) callCommand() *cobra.Command {
 			"Ctrl-C cancels the call, which then fails CANCELLED; a call to a read-only tool that reaches no\n" +
 			"network and starts no process has nothing to undo, and just ends.\n" +
 			"The call is the only one of its session: exec_command with background: true is refused\n" +
-			"(INVALID_ARGUMENTS), since the job would be killed as quiver call exits; run jobs from quiver serve.",
+			"(INVALID_ARGUMENTS), since the job would be killed as quiver call exits; run jobs from quiver serve.\n" +
+			fmt.Sprintf("The arguments may be at most %d MiB, as a request to quiver serve may.", maxArgumentBytes>>20),
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			raw, err := callArguments(args, cmd.InOrStdin())
@@ -70,18 +73,58 @@ func interruptible(ctx context.Context, tk *quiver.Toolkit, name string) (contex
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
+// maxArgumentBytes caps the arguments `quiver call` reads: the MCP
+// server's cap on a request, so that a call too large to serve is too
+// large here, and its memory stays a small multiple of it (a 60 MB
+// write_file read whole took 433 MB).
+const maxArgumentBytes = mcpserver.DefaultMaxBodyBytes
+
 func callArguments(args []string, stdin io.Reader) (json.RawMessage, error) {
 	if len(args) < 2 {
 		return json.RawMessage("{}"), nil
 	}
+	b := []byte(args[1])
 	if args[1] == "-" {
-		b, err := io.ReadAll(stdin)
-		if err != nil {
+		var err error
+		if b, err = io.ReadAll(io.LimitReader(stdin, maxArgumentBytes+1)); err != nil {
 			return nil, fmt.Errorf("read arguments from standard input: %w", err)
 		}
-		return b, nil
 	}
-	return json.RawMessage(args[1]), nil
+	if len(b) > maxArgumentBytes {
+		return nil, tooLarge(b)
+	}
+	return b, nil
+}
+
+// tooLarge is the error for arguments over maxArgumentBytes, naming the
+// field whose value crosses the limit when their first bytes say.
+func tooLarge(b []byte) error {
+	field := ""
+	if f := fieldAtEnd(b[:maxArgumentBytes]); f != "" {
+		field = fmt.Sprintf(": field %q runs past it", f)
+	}
+	return fmt.Errorf("the arguments are larger than %d MiB (%d bytes), the most a call takes, as the MCP server takes no larger request%s; send less",
+		maxArgumentBytes>>20, maxArgumentBytes, field)
+}
+
+// fieldAtEnd names the top-level key of the JSON object prefix whose
+// value the prefix ends inside; "" when it does not end inside one.
+func fieldAtEnd(prefix []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for {
+		tok, err := dec.Token()
+		key, ok := tok.(string)
+		if err != nil || !ok {
+			return ""
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return key
+		}
+	}
 }
 
 // callJSON is what `quiver call --json` prints.

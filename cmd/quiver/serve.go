@@ -78,7 +78,7 @@ shutdown begins. SIGINT or SIGTERM stops accepting, lets calls run for
 		"close an HTTP session with no call and no event stream for this long (HTTP)")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 10*time.Second,
 		"on SIGTERM or SIGINT, let calls in flight run this long before cancelling them (HTTP)")
-	fl.Int64Var(&f.maxBody, "max-request-bytes", 4<<20, "largest request accepted, in bytes")
+	fl.Int64Var(&f.maxBody, "max-request-bytes", mcpserver.DefaultMaxBodyBytes, "largest request accepted, in bytes")
 	fl.StringVar(&f.logFile, "log", "", "append logs to this file instead of standard error")
 	fl.BoolVar(&f.verbose, "verbose", false, "log debug detail (each MCP server's stderr among it)")
 	return cmd
