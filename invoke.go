@@ -34,9 +34,11 @@ type Output struct {
 }
 
 // Invoke runs the tool called name with args through the whole pipeline.
-// args is a map[string]any, a json.RawMessage (or []byte) holding JSON text,
-// or any value that marshals to a JSON object; anything else is
-// INVALID_TOOL_ARGUMENTS_TYPE.
+// args is a map[string]any, a json.RawMessage, []byte or string holding
+// JSON text (`{"path": "a.go"}`, as a model sends it), or any value that
+// marshals to a JSON object; anything else is INVALID_TOOL_ARGUMENTS_TYPE.
+// A string is taken as JSON text: marshalled, it would be a JSON string,
+// which is never a call's arguments.
 //
 // On failure the returned error is the *tool.Error, and Output.Content holds
 // the error result to hand back to the model.
@@ -47,7 +49,14 @@ func (tk *Toolkit) Invoke(ctx context.Context, name string, args any) (Output, e
 		te := tool.Errorf(tool.CodeInvalidToolArgumentsType, "arguments do not marshal to JSON: %w", err).WithTool(name)
 		return Output{Name: name, Content: tool.ErrorResult(name, te), Err: te}, te
 	}
-	return tk.InvokeCall(ctx, driver.ToolCall{Name: name, Arguments: raw})
+	out, err := tk.InvokeCall(ctx, driver.ToolCall{Name: name, Arguments: raw})
+	if _, isString := args.(string); isString && out.Err != nil && out.Err.Code == tool.CodeInvalidToolArgumentsType {
+		// The pipeline judged the text; the Go caller is told what else to pass.
+		out.Err.Message += "; a Go string given to Invoke is taken as the arguments' JSON text, such as {\"path\": \"a.go\"}: " +
+			"give that, or a map[string]any or a struct to have it marshalled"
+		out.Content = tool.ErrorResult(name, out.Err)
+	}
+	return out, err
 }
 
 // InvokeCall is [Toolkit.Invoke] for one call a model asked for: its id
@@ -68,6 +77,8 @@ func rawArgs(args any) (json.RawMessage, error) {
 		return a, nil
 	case []byte:
 		return a, nil
+	case string:
+		return json.RawMessage(a), nil
 	case nil:
 		return json.RawMessage("null"), nil
 	}

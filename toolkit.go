@@ -78,7 +78,8 @@ func WithPolicy(p *policy.Policy) Option {
 }
 
 // WithApprover sets who decides calls the policy refers to a person (default
-// approve.Deny: nothing is approved unless the host says how).
+// approve.Deny: nothing is approved unless the host says how, and the
+// refusal names this option).
 func WithApprover(a policy.Approver) Option {
 	return func(tk *Toolkit) error { tk.approver = a; return nil }
 }
@@ -216,7 +217,7 @@ func (tk *Toolkit) setDefaults() error {
 		tk.audit = audit.Discard
 	}
 	if tk.approver == nil {
-		tk.approver = approve.Deny
+		tk.approver = noApprover{}
 	}
 	if tk.policy == nil {
 		p, err := policy.New(policy.Config{}, policy.WorkspaceWrite)
@@ -365,3 +366,15 @@ type staticProvider struct {
 func (p staticProvider) ID() string                                  { return p.id }
 func (p staticProvider) Priority() int                               { return p.priority }
 func (p staticProvider) Tools(context.Context) ([]*tool.Tool, error) { return p.tools, nil }
+
+// noApprover is the approver of a toolkit the host gave none: approve.Deny,
+// whose refusal also says how to give one. A newcomer's first tool that is
+// not marked read-only is high-risk, asked about by default, and lands here.
+type noApprover struct{}
+
+func (noApprover) Approve(ctx context.Context, req policy.Request) (policy.Approval, error) {
+	a, err := approve.Deny.Approve(ctx, req)
+	a.Reason += "; a Go host decides such calls with quiver.WithApprover (approve.Auto approves every call, approve.Prompt asks at a terminal), " +
+		"and a tool that changes nothing is marked tool.ReadOnly(), which is not asked about"
+	return a, err
+}

@@ -84,6 +84,11 @@ func (r Result) String() string {
 	return b.String()
 }
 
+// Text is [Result.String]: the model's view as one text. It is the name a
+// reader of a result reaches for first (out.Content.Text), and the one
+// driver.ToolResult and driver.Message give their text by.
+func (r Result) Text() string { return r.String() }
+
 // Renderer is implemented by typed outputs that choose their own model view
 // (read_file shows numbered lines rather than JSON).
 type Renderer interface {
