@@ -192,6 +192,9 @@ type MCPServer struct {
 	// confined otherwise.
 	Sandbox *bool `toml:"sandbox"`
 	Network bool  `toml:"network"`
+	// At is where the entry is written, for errors about it; the zero
+	// Position for an entry no file wrote.
+	At Position `toml:"-"`
 }
 
 // Custom is one [[tools.custom]] command-template tool.
@@ -203,6 +206,9 @@ type Custom struct {
 	Risk        string        `toml:"risk"`
 	TimeoutSecs int           `toml:"timeout"`
 	Workdir     string        `toml:"workdir"`
+	// At is where the tool is written, for errors about it; the zero
+	// Position for a tool no file wrote.
+	At Position `toml:"-"`
 }
 
 // CustomParam is one parameter of a custom tool.
@@ -283,13 +289,66 @@ func Parse(name string, data []byte) (*Config, error) {
 		return nil, err
 	}
 	c.refs = toolRefs(ws)
+	c.placeEntries(name, ws)
 	if err := c.checkRun(name, ws); err != nil {
 		return nil, err
 	}
 	if err := c.check(); err != nil {
-		return nil, &Error{Pos: Position{File: name}, Msg: err.Error(), Err: err}
+		return nil, placed(Position{File: name}, err)
 	}
 	return &c, nil
+}
+
+// placed is err as an *Error: itself when it is one (it knows its place),
+// else an error at pos.
+func placed(pos Position, err error) error {
+	var ce *Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	return &Error{Pos: pos, Msg: err.Error(), Err: err}
+}
+
+// placeEntries records where each custom tool and MCP server is written:
+// the header of its [[tools.custom]] or [[tools.mcp.servers]] table, the
+// first key of a [tools.custom.NAME] table, or the key of an inline array
+// that holds it. An entry whose place is not found is placed at the file.
+func (c *Config) placeEntries(name string, ws []written) {
+	file := Position{File: name}
+	var customs, servers []Position
+	specs := map[string]Position{}
+	for _, w := range ws {
+		switch {
+		case w.Elem || len(w.Path) < 2 || w.Path[0] != "tools":
+		case len(w.Path) == 2 && w.Path[1] == "custom":
+			customs = append(customs, w.At)
+		case len(w.Path) == 3 && w.Path[1] == "mcp" && w.Path[2] == "servers":
+			servers = append(servers, w.At)
+		case len(w.Path) > 3 && w.Path[1] == "custom":
+			if _, ok := specs[w.Path[2]]; !ok {
+				specs[w.Path[2]] = w.At
+			}
+		}
+	}
+	at := func(list []Position, i int) Position {
+		switch {
+		case i < len(list):
+			return list[i]
+		case len(list) == 1: // one inline array holds them all
+			return list[0]
+		}
+		return file
+	}
+	for i := range c.Tools.Custom {
+		if p, ok := specs[c.Tools.Custom[i].Name]; ok {
+			c.Tools.Custom[i].At = p
+		} else {
+			c.Tools.Custom[i].At = at(customs, i)
+		}
+	}
+	for i := range c.Tools.MCP.Servers {
+		c.Tools.MCP.Servers[i].At = at(servers, i)
+	}
 }
 
 // positioned rewrites go-toml's errors as "file:line:col: message".
@@ -306,7 +365,11 @@ func positioned(name string, err error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, col := de.Position()
-		return &Error{Pos: Position{File: name, Line: row, Col: col}, Msg: strings.TrimPrefix(de.Error(), "toml: "), Err: err}
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		if s, ok := typeSentence(de.Key(), msg); ok {
+			msg = s
+		}
+		return &Error{Pos: Position{File: name, Line: row, Col: col}, Msg: msg, Err: err}
 	}
 	return &Error{Pos: Position{File: name}, Msg: err.Error(), Err: err}
 }
@@ -315,15 +378,19 @@ func positioned(name string, err error) error {
 func (c *Config) check() error {
 	seen := map[string]bool{}
 	for i, s := range c.Tools.MCP.Servers {
+		var msg string
 		switch {
 		case s.Name == "":
-			return fmt.Errorf("tools.mcp.servers[%d]: name is required", i)
+			msg = fmt.Sprintf("tools.mcp.servers[%d]: name is required", i)
 		case seen[s.Name]:
-			return fmt.Errorf("tools.mcp.servers[%d]: duplicate name %q", i, s.Name)
+			msg = fmt.Sprintf("tools.mcp.servers[%d]: duplicate name %q", i, s.Name)
 		case (s.Command == "") == (s.URL == ""):
-			return fmt.Errorf("tools.mcp.servers[%d] (%s): set exactly one of command and url", i, s.Name)
+			msg = fmt.Sprintf("tools.mcp.servers[%d] (%s): set exactly one of command and url", i, s.Name)
 		case s.Risk != "" && s.Risk != "low" && s.Risk != "high":
-			return fmt.Errorf("tools.mcp.servers[%d] (%s): risk must be low or high", i, s.Name)
+			msg = fmt.Sprintf("tools.mcp.servers[%d] (%s): risk must be low or high", i, s.Name)
+		}
+		if msg != "" {
+			return s.errorAt(msg)
 		}
 		seen[s.Name] = true
 	}
@@ -379,4 +446,12 @@ func (c *Config) Resolve(p string) string {
 		return p
 	}
 	return filepath.Join(filepath.Dir(c.Path), p)
+}
+
+// errorAt is msg as an error at the server's place, when a file wrote it.
+func (s MCPServer) errorAt(msg string) error {
+	if s.At.File == "" {
+		return errors.New(msg)
+	}
+	return &Error{Pos: s.At, Msg: msg}
 }

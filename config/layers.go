@@ -113,6 +113,10 @@ func LoadLayers(o LoadOptions) (*Config, error) {
 			}
 		}
 		if err := merged.check(); err != nil {
+			var ce *Error
+			if errors.As(err, &ce) { // it names its own file
+				return nil, err
+			}
 			return nil, fmt.Errorf("%s: %w", strings.Join(merged.Files, " + "), err)
 		}
 	}

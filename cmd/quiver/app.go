@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/audit"
@@ -47,6 +50,11 @@ type app struct {
 func (a *app) loadConfig() (*config.Config, error) {
 	if a.cfg != nil {
 		return a.cfg, nil
+	}
+	if a.flags.root != "" {
+		if err := rootDir("--root", a.flags.root); err != nil {
+			return nil, usageError(err)
+		}
 	}
 	cfg, err := config.LoadLayers(config.LoadOptions{Explicit: a.flags.config, Dir: a.flags.root})
 	if err != nil {
@@ -155,8 +163,11 @@ func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
 		return nil, err
 	}
 	root := a.flags.root
-	if root == "" {
+	if root == "" && cfg.Workspace.Root != "" {
 		root = cfg.Resolve(cfg.Workspace.Root)
+		if err := rootDir(fmt.Sprintf("[workspace] root %q (in %s)", cfg.Workspace.Root, strings.Join(cfg.Files, " + ")), root); err != nil {
+			return nil, err
+		}
 	}
 	opts := []quiver.Option{quiver.WithPolicy(p), quiver.WithSandbox(cfg.Sandbox)}
 	if root != "" {
@@ -200,4 +211,20 @@ func (a *app) close() {
 		a.closer[i].Close()
 	}
 	a.closer = nil
+}
+
+// rootDir checks that dir, the workspace root named by what, is a
+// directory, and says so in a sentence: the error the workspace would give
+// later names a system call.
+func rootDir(what, dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %s does not exist; the workspace root must be a directory", what, dir)
+	case err != nil:
+		return fmt.Errorf("%s: %w", what, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s: %s is not a directory; the workspace root must be one", what, dir)
+	}
+	return nil
 }

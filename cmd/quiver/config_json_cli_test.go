@@ -28,7 +28,7 @@ func TestConfigCheckJSONErrors(t *testing.T) {
 	}{
 		{"a value the decoder refuses", "bad.toml", configErrorJSON{File: "bad.toml", Line: 2, Col: 11}},
 		{"an unknown key", "unknown.toml", configErrorJSON{Message: `unknown key "workspace.roots"`, File: "unknown.toml", Line: 2, Col: 1}},
-		{"a check with no place", "server.toml", configErrorJSON{Message: "tools.mcp.servers[0]: name is required", File: "server.toml"}},
+		{"a check of an MCP server, at its entry", "server.toml", configErrorJSON{Message: "tools.mcp.servers[0]: name is required", File: "server.toml", Line: 1, Col: 13}},
 		{"a rule naming no tool", "typo.toml", configErrorJSON{Message: `policy.allow names no tool: "wirte_file" (did you mean "write_file"?)`, File: "typo.toml", Line: 2, Col: 10}},
 		{"broken TOML", "syntax.toml", configErrorJSON{File: "syntax.toml", Line: 1, Col: 8}},
 		{"a [run] value quiver run could not use", "run.toml", configErrorJSON{Message: `run.provider: "opena": want openai, anthropic or gemini`, File: "run.toml", Line: 2, Col: 1}},

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -46,7 +47,7 @@ func run(args []string) int {
 		}
 		return ex.code
 	}
-	fmt.Fprintln(os.Stderr, "quiver:", err)
+	fmt.Fprintln(os.Stderr, usageError(err).msg)
 	return exitUsage
 }
 
@@ -61,9 +62,10 @@ func (e *exitError) Error() string { return e.msg }
 
 func (e *exitError) Unwrap() error { return e.err }
 
-// usageError is err as a usage error (exit status 2).
+// usageError is err as a usage error (exit status 2). An error of the
+// library already starts "quiver: ", which is said once.
 func usageError(err error) *exitError {
-	return &exitError{code: exitUsage, msg: "quiver: " + err.Error(), err: err}
+	return &exitError{code: exitUsage, msg: "quiver: " + strings.TrimPrefix(err.Error(), "quiver: "), err: err}
 }
 
 // rootCommand is the whole command tree: the flags every command shares,

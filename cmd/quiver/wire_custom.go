@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -20,7 +21,11 @@ func (a *app) wireCustom(cfg *config.Config) ([]quiver.Option, error) {
 	var opts []quiver.Option
 	if len(cfg.Tools.Custom) > 0 {
 		p, err := custom.New(cfg.Tools.Custom, custom.Options{EnvAllow: cfg.Exec.EnvAllow})
-		if err != nil {
+		var ce *config.Error
+		switch {
+		case errors.As(err, &ce): // each names its file, line and column
+			return nil, err
+		case err != nil:
 			return nil, fmt.Errorf("%s: %w", cfg.Path, err)
 		}
 		opts = append(opts, quiver.WithProviderAt(p, priorityOf(cfg, config.KindCustom)))

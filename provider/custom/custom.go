@@ -48,9 +48,9 @@ func New(defs []config.Custom, opts Options) (*Provider, error) {
 		t, err := build(d, opts)
 		switch {
 		case err != nil:
-			errs = append(errs, fmt.Errorf("tools.custom[%d] (%s): %w", i, d.Name, err))
+			errs = append(errs, defError(d, fmt.Errorf("tools.custom[%d] (%s): %w", i, d.Name, err)))
 		case seen[d.Name]:
-			errs = append(errs, fmt.Errorf("tools.custom[%d] (%s): duplicate tool name", i, d.Name))
+			errs = append(errs, defError(d, fmt.Errorf("tools.custom[%d] (%s): duplicate tool name", i, d.Name)))
 		default:
 			seen[d.Name] = true
 			p.tools = append(p.tools, t)
@@ -60,6 +60,15 @@ func New(defs []config.Custom, opts Options) (*Provider, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// defError places err at the definition's place in its file, when a file
+// wrote it: file:line:col, as every configuration error reads.
+func defError(d config.Custom, err error) error {
+	if d.At.File == "" {
+		return err
+	}
+	return &config.Error{Pos: d.At, Msg: err.Error(), Err: errors.Unwrap(err)}
 }
 
 // ID implements provider.Provider.
