@@ -63,7 +63,7 @@ func TestOversizedOutputsAreTrimmedAndKeptWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	view := out.Content.String()
-	marker := fmt.Sprintf("lines omitted; full output: ref=%s, read it with tool_output_cache or search it with tool_output_cache_grep ...]", out.Content.OutputRef)
+	marker := fmt.Sprintf("bytes) omitted; full output: ref=%s, read it with tool_output_cache or search it with tool_output_cache_grep ...]", out.Content.OutputRef)
 	if out.Content.OutputRef == "" || !strings.Contains(view, marker) || len(view) > 50<<10 ||
 		!strings.HasPrefix(view, "log line 0000001") || !strings.HasSuffix(view, "log line 0100000 of the build output, nothing to see") {
 		t.Fatalf("view of %d bytes, ref %q:\n%s...", len(view), out.Content.OutputRef, view[:200])

@@ -33,6 +33,15 @@ type Budget struct {
 // 2,000 characters per line.
 func DefaultBudget() Budget { return Budget{}.withDefaults() }
 
+// BudgetKey is the dependency key under which the toolkit gives tools its
+// message budget (quiver.WithOutputCache, the CLI's [output] max_bytes,
+// max_lines and max_line_length), so that a tool that trims its own output
+// as it streams (exec_command, exec_output, exec_kill) trims it to the
+// budget the pipeline holds every result to. Without a toolkit it is
+// [DefaultBudget].
+var BudgetKey = tool.Key[Budget]{ID: "quiver.outputcache.budget", Shared: true,
+	Create: func(context.Context) (Budget, error) { return DefaultBudget(), nil }}
+
 const noLimit = int(^uint(0) >> 1)
 
 func (b Budget) withDefaults() Budget {
@@ -55,9 +64,9 @@ func (b Budget) withDefaults() Budget {
 // output is stored in store and the model's view becomes the head and the
 // tail of the text with the marker
 //
-//	[... N lines omitted; full output: ref=REF, read it with tool_output_cache or search it with tool_output_cache_grep ...]
+//	[... N lines (B bytes) omitted; full output: ref=REF, read it with tool_output_cache or search it with tool_output_cache_grep ...]
 //
-// between them, long lines clipped with "[... N characters clipped ...]",
+// between them ([Marker]), long lines clipped with "[... N characters clipped ...]",
 // and res.OutputRef set to the ref. What is stored is the whole result: text
 // parts as they are, JSON parts indented (so that lines make sense to read
 // and search), images as data: URLs, one part per line group, so that nothing
@@ -93,8 +102,8 @@ func TrimFrom(ctx context.Context, store Store, budget Budget, info Info, res to
 		info.Numbered = linesNumbered(res)
 		ref, storeErr = storeResult(ctx, store, info, res)
 	}
-	note := keptNote(ref, store, storeErr)
-	view := trimText(renderParts(res, false), b, note)
+	kept := Kept{Ref: ref, Err: storeErr, NoStore: store == nil}
+	view := trimText(renderParts(res, false), b, kept)
 	parts := []tool.Part{{Type: tool.PartText, Text: view}}
 	for _, p := range res.Parts {
 		if p.Type == tool.PartImage {
@@ -110,19 +119,6 @@ func TrimFrom(ctx context.Context, store Store, budget Budget, info Info, res to
 func linesNumbered(res tool.Result) bool {
 	n, ok := res.Output.(NumberedLines)
 	return ok && n.LinesNumbered()
-}
-
-// keptNote is the end of the marker: where the full output is, or why it
-// is nowhere.
-func keptNote(ref string, store Store, err error) string {
-	switch {
-	case ref != "":
-		return fmt.Sprintf("full output: ref=%s, read it with %s or search it with %s", ref, ReadTool, GrepTool)
-	case store == nil:
-		return "the output cache is off, so the full output was not kept"
-	default:
-		return fmt.Sprintf("the full output could not be kept: %v", err)
-	}
 }
 
 // fits reports whether res is within b as it is.

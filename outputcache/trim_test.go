@@ -140,7 +140,7 @@ func TestTrimStoresTheWholeOutputAndTheNeedleInTheMiddle(t *testing.T) {
 	if err != nil || found.Matches != 1 || found.Groups[0][0].N != 50000 {
 		t.Errorf("needle: %+v, %v", found, err)
 	}
-	marker := fmt.Sprintf("lines omitted; full output: ref=%s, read it with tool_output_cache or search it with tool_output_cache_grep ...]", got.OutputRef)
+	marker := fmt.Sprintf("bytes) omitted; full output: ref=%s, read it with tool_output_cache or search it with tool_output_cache_grep ...]", got.OutputRef)
 	if !strings.Contains(view, marker) {
 		t.Errorf("view lacks the marker %q", marker)
 	}
@@ -187,7 +187,7 @@ func TestTrimWithoutAStoreSaysNothingWasKept(t *testing.T) {
 	if err != nil || got.OutputRef != "" {
 		t.Fatalf("ref %q, err %v", got.OutputRef, err)
 	}
-	if !strings.Contains(got.String(), "lines omitted; the output cache is off, so the full output was not kept ...]") {
+	if !strings.Contains(got.String(), "bytes) omitted; the output cache is off, so the full output was not kept ...]") {
 		t.Errorf("marker missing from the view")
 	}
 }
@@ -272,7 +272,7 @@ func ExampleTrim() {
 	// Output:
 	// line 1
 	// line 2
-	// [... 6 lines omitted; full output: ref=REF, read it with tool_output_cache or search it with tool_output_cache_grep ...]
+	// [... 6 lines (42 bytes) omitted; full output: ref=REF, read it with tool_output_cache or search it with tool_output_cache_grep ...]
 	// line 9
 	// line 10
 }

@@ -7,18 +7,17 @@ import (
 )
 
 // trimText returns the model's view of text within b: every line if they
-// all fit once clipped, else the head and the tail around the marker. note
-// ends every marker (where the full output is).
-func trimText(text string, b Budget, note string) string {
+// all fit once clipped, else the head and the tail around the [Marker],
+// which says where the full output is (kept).
+func trimText(text string, b Budget, kept Kept) string {
+	size := len(text)
 	text = strings.TrimSuffix(text, "\n")
 	total := countLines(text)
-	marker := func(omitted int) string {
-		return fmt.Sprintf("[... %d lines omitted; %s ...]", omitted, note)
+	clippedMarker := Marker(0, 0, kept)
+	if whole, ok := clipAll(text, total, b, len(clippedMarker)+10); ok {
+		return whole + "\n" + clippedMarker
 	}
-	if whole, ok := clipAll(text, total, b, len(note)+40); ok {
-		return whole + "\n[... long lines clipped; " + note + " ...]"
-	}
-	budgetBytes := b.MaxBytes - len(marker(total)) - 2
+	budgetBytes := b.MaxBytes - len(Marker(int64(total), int64(size), kept)) - 2
 	headLines, headBytes := max((b.MaxLines-1)/2, 1), max(budgetBytes/2, 1)
 	tailLines, tailBytes := max(b.MaxLines-1-headLines, 0), max(budgetBytes-headBytes, 0)
 
@@ -39,10 +38,14 @@ func trimText(text string, b Budget, note string) string {
 	tail, tailText := tailOf(text, pos, min(tailLines, total-head), b.MaxLineLength, tailBytes)
 	clipped = clipped || tail.clipped
 	if omitted := total - head - tail.lines; omitted > 0 {
-		sb.WriteString(marker(omitted))
+		end := size
+		if tail.lines > 0 {
+			end = tail.start
+		}
+		sb.WriteString(Marker(int64(omitted), int64(end-pos), kept))
 		sb.WriteByte('\n')
 	} else if clipped {
-		sb.WriteString("[... long lines clipped; " + note + " ...]\n")
+		sb.WriteString(clippedMarker + "\n")
 	}
 	sb.WriteString(tailText)
 	return strings.TrimSuffix(sb.String(), "\n")
@@ -73,6 +76,7 @@ func clipAll(text string, total int, b Budget, reserve int) (string, bool) {
 type tailInfo struct {
 	lines   int
 	clipped bool
+	start   int // where the first line shown starts in text
 }
 
 // tailOf returns up to maxLines last lines of text that start at or after
@@ -93,6 +97,7 @@ func tailOf(text string, floor, maxLines, maxChars, maxBytes int) (tailInfo, str
 		info.clipped = info.clipped || cut
 		end = start - 1
 	}
+	info.start = end + 1
 	var sb strings.Builder
 	for i := len(lines) - 1; i >= 0; i-- {
 		sb.WriteString(lines[i])
