@@ -25,7 +25,9 @@ type cacheConfig struct {
 // [outputcache.DirStore], so that a later process can read a ref. A nil
 // store still trims, and the marker says the rest was not kept. The same
 // store is given to tools under [outputcache.Key]: exec_command streams
-// into it, tool_output_cache and tool_output_cache_grep read from it.
+// into it, tool_output_cache and tool_output_cache_grep read from it. The
+// same budget is given to them under [outputcache.BudgetKey]: exec_command,
+// exec_output and exec_kill trim a command's output to it as it streams.
 func WithOutputCache(store outputcache.Store, budget outputcache.Budget) Option {
 	return func(tk *Toolkit) error {
 		tk.outputStore, tk.outputBudget, tk.outputSet = store, budget, true
@@ -37,10 +39,20 @@ func WithOutputCache(store outputcache.Store, budget outputcache.Budget) Option 
 // for hosts that read a result's OutputRef themselves.
 func (tk *Toolkit) OutputCache() outputcache.Store { return tk.outputStore }
 
-// initCache settles the store and gives it to tools. A host override of
-// outputcache.Key wins over WithOutputCache and the default, so that the
-// cache step and the tools always share one store.
+// initCache settles the store and the budget and gives them to tools. A
+// host override of outputcache.Key or outputcache.BudgetKey wins over
+// WithOutputCache and the default, so that the cache step and the tools
+// always share one store and trim to one budget.
 func (tk *Toolkit) initCache() error {
+	if _, overridden := tk.overrides[outputcache.BudgetKey.ID]; overridden {
+		budget, err := Dependency(context.Background(), tk, outputcache.BudgetKey)
+		if err != nil {
+			return fmt.Errorf("quiver: output budget: %w", err)
+		}
+		tk.outputBudget = budget
+	} else {
+		tk.shared.Provide(outputcache.BudgetKey.ID, tk.outputBudget)
+	}
 	if _, overridden := tk.overrides[outputcache.Key.ID]; overridden {
 		store, err := Dependency(context.Background(), tk, outputcache.Key)
 		if err != nil {

@@ -282,8 +282,12 @@ type outputLocation struct {
 // its output's head and tail, the whole output stored behind a ref or in a
 // file when it outgrew the budget.
 func runForeground(ctx context.Context, tc tool.Context, spec shell.Spec, timeout time.Duration) (*ExecCommandOutput, error) {
+	split, err := budgetSplit(ctx, tc)
+	if err != nil {
+		return nil, err
+	}
 	var where outputLocation
-	spool := shell.NewSpool(shell.DefaultBudget, func() (io.WriteCloser, error) { return openSink(ctx, tc, &where) })
+	spool := shell.NewSpool(split, func() (io.WriteCloser, error) { return openSink(ctx, tc, &where) })
 	spec.Output = spool
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -298,7 +302,7 @@ func runForeground(ctx context.Context, tc tool.Context, spec shell.Spec, timeou
 	if view.Stored && closeErr == nil {
 		out.OutputRef, out.OutputFile = where.ref, where.file
 	}
-	out.Output = composeOutput(view, out.OutputRef, out.OutputFile, closeErr)
+	out.Output = view.Text(outputcache.Kept{Ref: out.OutputRef, File: out.OutputFile, Err: closeErr})
 	switch outcome.Stop {
 	case shell.TimedOut:
 		if ctx.Err() == nil {
@@ -336,36 +340,16 @@ func openSink(ctx context.Context, tc tool.Context, where *outputLocation) (io.W
 	return f, nil
 }
 
-// composeOutput is the output a model sees: whole, or head and tail with a
-// marker saying what was left out and where the whole output is.
-func composeOutput(v shell.View, ref, file string, storeErr error) string {
-	if !v.Truncated {
-		return v.Head
+// budgetSplit is the head and tail a command's output is trimmed to as it
+// streams: a split of the toolkit's message budget (outputcache.BudgetKey),
+// so that the view honours [output] max_bytes and max_lines as every other
+// tool's does, and the cache step need not trim it again.
+func budgetSplit(ctx context.Context, tc tool.Context) (outputcache.Split, error) {
+	budget, err := tool.Resolve(ctx, tc, outputcache.BudgetKey)
+	if err != nil {
+		return outputcache.Split{}, err
 	}
-	omitted := fmt.Sprintf("%d bytes", v.OmittedBytes)
-	if v.OmittedLines >= 0 {
-		omitted = fmt.Sprintf("%d lines (%d bytes)", v.OmittedLines, v.OmittedBytes)
-	}
-	var where string
-	switch {
-	case ref != "":
-		where = "full output: ref=" + ref + ", read it with tool_output_cache or search it with tool_output_cache_grep"
-	case file != "":
-		where = "full output in the file " + file + ", for the host: commands cannot read it"
-	case storeErr != nil || v.StoreErr != nil:
-		err := v.StoreErr
-		if err == nil {
-			err = storeErr
-		}
-		where = "the full output could not be kept: " + err.Error()
-	default:
-		where = "the full output was not kept"
-	}
-	head := v.Head
-	if head != "" && !strings.HasSuffix(head, "\n") {
-		head += "\n"
-	}
-	return head + "[... " + omitted + " omitted; " + where + " ...]\n" + v.Tail
+	return budget.Split(), nil
 }
 
 func refusals(rs []shell.Refusal) []ExecRefusal {

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 
-	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -34,7 +33,11 @@ func execKill(ctx context.Context, tc tool.Context, in ExecKillInput) (*ExecJobO
 	if err != nil {
 		return nil, err
 	}
-	snap, err := job.Kill(shell.DefaultBudget)
+	split, err := budgetSplit(ctx, tc)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := job.Kill(split)
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "%w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -64,7 +65,11 @@ func execOutput(ctx context.Context, tc tool.Context, in ExecOutputInput) (*Exec
 	if err != nil {
 		return nil, err
 	}
-	snap, err := job.Wait(ctx, wait, shell.DefaultBudget)
+	split, err := budgetSplit(ctx, tc)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := job.Wait(ctx, wait, split)
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "%w", err)
 	}
@@ -90,7 +95,7 @@ func findJob(ctx context.Context, tc tool.Context, id string) (*shell.Job, error
 func jobOutput(s shell.Snapshot) *ExecJobOutput {
 	out := &ExecJobOutput{JobID: s.ID, Command: s.Command, Status: "running", LogFile: s.LogFile,
 		ElapsedMS: s.Elapsed.Milliseconds(), Truncated: s.Output.Truncated, NewBytes: s.Output.TotalBytes}
-	out.Output = composeOutput(s.Output, "", s.LogFile, nil)
+	out.Output = s.Output.Text(outputcache.Kept{File: s.LogFile})
 	if s.Running {
 		return out
 	}

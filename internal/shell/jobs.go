@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/sandbox"
 )
 
@@ -228,7 +229,7 @@ func stopAll(jobs []*Job) {
 
 // Wait waits up to d for the job to finish (returning early if ctx is
 // done), then reads it.
-func (j *Job) Wait(ctx context.Context, d time.Duration, b Budget) (Snapshot, error) {
+func (j *Job) Wait(ctx context.Context, d time.Duration, b outputcache.Split) (Snapshot, error) {
 	if d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -243,14 +244,14 @@ func (j *Job) Wait(ctx context.Context, d time.Duration, b Budget) (Snapshot, er
 
 // Kill stops the job and its process tree, waits for it to end, and reads
 // it.
-func (j *Job) Kill(b Budget) (Snapshot, error) {
+func (j *Job) Kill(b outputcache.Split) (Snapshot, error) {
 	j.stop(ErrKilled)
 	<-j.done
 	return j.Read(b)
 }
 
 // Read returns the job's state and what it printed since the last Read.
-func (j *Job) Read(b Budget) (Snapshot, error) {
+func (j *Job) Read(b outputcache.Split) (Snapshot, error) {
 	running := !j.finished()
 	end := j.written.Load()
 	j.mu.Lock()
@@ -271,7 +272,7 @@ func (j *Job) Read(b Budget) (Snapshot, error) {
 
 // readRange returns the bytes [from, to) of f, whole when they fit the
 // budget, else their head and tail.
-func readRange(f *os.File, from, to int64, b Budget) (View, error) {
+func readRange(f *os.File, from, to int64, b outputcache.Split) (View, error) {
 	n := to - from
 	if n <= int64(b.HeadBytes+b.TailBytes) {
 		buf := make([]byte, n)

@@ -9,7 +9,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quiverkit/quiver/outputcache"
 )
+
+// defaultSplit is what exec_output reads of a job under the default budget.
+var defaultSplit = outputcache.DefaultBudget().Split()
 
 func TestJobsRunReportAndStop(t *testing.T) {
 	e := newRunEnv(t, "sleep", "echo")
@@ -22,14 +27,14 @@ func TestJobsRunReportAndStop(t *testing.T) {
 	}
 	cancel() // the call that started it has returned: the job goes on
 
-	s, err := job.Wait(context.Background(), hangGuard, DefaultBudget)
+	s, err := job.Wait(context.Background(), hangGuard, defaultSplit)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Running || s.Outcome.ExitCode != 0 || s.Outcome.Stop != Finished || s.Output.Head != "one\ntwo\n" {
 		t.Fatalf("finished job: %+v", s)
 	}
-	s, _ = job.Read(DefaultBudget)
+	s, _ = job.Read(defaultSplit)
 	if s.Output.Head != "" || s.Output.TotalBytes != 0 {
 		t.Errorf("a second read returned old output: %+v", s.Output)
 	}
@@ -53,16 +58,16 @@ func TestJobsNewOutputOnly(t *testing.T) {
 	// write (seen: "second" then "\n"), and a read between them is right
 	// to return half of it.
 	waitFor(t, func() bool { return job.written.Load() >= int64(len("first\n")) })
-	s, _ := job.Read(DefaultBudget)
+	s, _ := job.Read(defaultSplit)
 	if !s.Running || s.Output.Head != "first\n" {
 		t.Fatalf("first read: %+v", s)
 	}
 	waitFor(t, func() bool { return job.written.Load() >= int64(len("first\nsecond\n")) })
-	s, _ = job.Read(DefaultBudget)
+	s, _ = job.Read(defaultSplit)
 	if !s.Running || s.Output.Head != "second\n" {
 		t.Fatalf("second read: %+v", s)
 	}
-	s, err = job.Kill(DefaultBudget)
+	s, err = job.Kill(defaultSplit)
 	if err != nil || s.Running || s.Outcome.Stop != Killed {
 		t.Fatalf("kill: %+v %v", s, err)
 	}
@@ -77,7 +82,7 @@ func TestJobsTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := job.Wait(context.Background(), hangGuard, DefaultBudget)
+	s, _ := job.Wait(context.Background(), hangGuard, defaultSplit)
 	if s.Running || s.Outcome.Stop != TimedOut {
 		t.Errorf("%+v", s)
 	}
@@ -92,7 +97,7 @@ func TestJobsLargeOutputIsTrimmedFromTheLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := job.Wait(context.Background(), hangGuard, DefaultBudget)
+	s, _ := job.Wait(context.Background(), hangGuard, defaultSplit)
 	if !s.Output.Truncated || !strings.HasPrefix(s.Output.Head, "1\n2\n") || !strings.HasSuffix(s.Output.Tail, "199999\n200000\n") {
 		t.Fatalf("view: truncated %v head %.20q tail ...%q", s.Output.Truncated, s.Output.Head, s.Output.Tail[max(0, len(s.Output.Tail)-20):])
 	}

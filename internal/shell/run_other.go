@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/quiverkit/quiver/outputcache"
 )
 
 // errNoRun is why nothing runs here: a run's guarantees (every process in
@@ -33,12 +35,12 @@ func (js *Jobs) CloseSession(string) error { return nil }
 func (js *Jobs) Close() error { return nil }
 
 // Wait refuses: no job can start here.
-func (j *Job) Wait(context.Context, time.Duration, Budget) (Snapshot, error) {
+func (j *Job) Wait(context.Context, time.Duration, outputcache.Split) (Snapshot, error) {
 	return Snapshot{}, errNoRun
 }
 
 // Kill refuses: no job can start here.
-func (j *Job) Kill(Budget) (Snapshot, error) { return Snapshot{}, errNoRun }
+func (j *Job) Kill(outputcache.Split) (Snapshot, error) { return Snapshot{}, errNoRun }
 
 // Read refuses: no job can start here.
-func (j *Job) Read(Budget) (Snapshot, error) { return Snapshot{}, errNoRun }
+func (j *Job) Read(outputcache.Split) (Snapshot, error) { return Snapshot{}, errNoRun }

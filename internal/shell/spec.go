@@ -77,7 +77,7 @@ type Outcome struct {
 // Jobs runs commands in the background and keeps their output until it is
 // read. Each job's whole output goes to a log file of its own (so a job that
 // prints gigabytes costs disk, not memory); reading a job returns what it
-// printed since the last read, its head and tail within a [Budget].
+// printed since the last read, its head and tail within an [outputcache.Split].
 //
 // Each job belongs to the session that started it (see [Jobs.Start]): only
 // that session finds it, and [Jobs.CloseSession] kills it when the session

@@ -3,23 +3,20 @@ package shell
 import (
 	"bytes"
 	"io"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/quiverkit/quiver/outputcache"
 )
 
-// Budget is how much of an output a model is shown: its first HeadBytes
-// and last TailBytes, and of those at most HeadLines and TailLines lines.
-// An output within both budgets is shown whole.
-type Budget struct {
-	HeadBytes, TailBytes int
-	HeadLines, TailLines int
-}
-
-// DefaultBudget keeps a result under the toolkit's message budget (50 KiB
-// or 2,000 lines), so that the output cache does not trim it a second time.
-var DefaultBudget = Budget{HeadBytes: 24 << 10, TailBytes: 16 << 10, HeadLines: 1000, TailLines: 800}
+// Budget is [outputcache.Split] by the name provider/custom still uses, until
+// it is moved; new code names outputcache.Split and makes it from the
+// toolkit's budget with outputcache.Budget.Split.
+type Budget = outputcache.Split
 
 // Spool receives one output as it is produced. It keeps in memory only
-// what a model may be shown — the head and the tail within a [Budget] — and
+// what a model may be shown — the head and the tail within an
+// [outputcache.Split] of the message budget — and
 // streams the whole output to a sink, which it opens the first time the
 // output outgrows the budget (small outputs never touch the disk or the
 // cache). Memory use is bounded whatever the output's size.
@@ -27,7 +24,7 @@ var DefaultBudget = Budget{HeadBytes: 24 << 10, TailBytes: 16 << 10, HeadLines: 
 // A Spool is not safe for concurrent writes; the runner writes from one
 // goroutine.
 type Spool struct {
-	budget Budget
+	budget outputcache.Split
 	open   func() (io.WriteCloser, error)
 
 	head     []byte
@@ -38,9 +35,10 @@ type Spool struct {
 	sinkErr  error
 }
 
-// NewSpool returns a spool with budget b; open makes the sink for the
-// whole output when it is first needed (nil: the whole output is not kept).
-func NewSpool(b Budget, open func() (io.WriteCloser, error)) *Spool {
+// NewSpool returns a spool that keeps the head and tail b; open makes the
+// sink for the whole output when it is first needed (nil: the whole output
+// is not kept).
+func NewSpool(b outputcache.Split, open func() (io.WriteCloser, error)) *Spool {
 	return &Spool{budget: b, open: open}
 }
 
@@ -129,10 +127,28 @@ type View struct {
 	Head, Tail   string // safe text; Tail is empty unless Truncated
 	Truncated    bool
 	OmittedBytes int64
-	OmittedLines int64
+	OmittedLines int64 // -1: not counted (a job's log is read at its two ends)
 	TotalBytes   int64
 	Stored       bool  // the whole output went to the sink
 	StoreErr     error // why the whole output could not be kept, if it was not
+}
+
+// Text is the output as a model is shown it: whole, or its head and tail
+// around the [outputcache.Marker], which says how much was left out and
+// where the whole output is (kept; a View's own StoreErr is the reason it
+// is nowhere, ahead of kept.Err).
+func (v View) Text(kept outputcache.Kept) string {
+	if !v.Truncated {
+		return v.Head
+	}
+	if v.StoreErr != nil {
+		kept.Err = v.StoreErr
+	}
+	head := v.Head
+	if head != "" && !strings.HasSuffix(head, "\n") {
+		head += "\n"
+	}
+	return head + outputcache.Marker(v.OmittedLines, v.OmittedBytes, kept) + "\n" + v.Tail
 }
 
 // View returns the head and tail of the output within the budget.

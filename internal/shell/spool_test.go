@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/quiverkit/quiver/outputcache"
 )
 
 type memSink struct {
@@ -16,7 +18,7 @@ type memSink struct {
 
 func (m *memSink) Close() error { m.closed = true; return nil }
 
-var smallBudget = Budget{HeadBytes: 100, TailBytes: 50, HeadLines: 10, TailLines: 5}
+var smallBudget = outputcache.Split{HeadBytes: 100, TailBytes: 50, HeadLines: 10, TailLines: 5}
 
 // feed writes s to sp in chunks of n bytes.
 func feed(sp *Spool, s string, n int) {
@@ -97,10 +99,38 @@ func TestSpoolSinkFailureKeepsHeadAndTail(t *testing.T) {
 }
 
 func TestSpoolCutsAtCharacterBoundaries(t *testing.T) {
-	sp := NewSpool(Budget{HeadBytes: 10, TailBytes: 10, HeadLines: 100, TailLines: 100}, nil)
+	sp := NewSpool(outputcache.Split{HeadBytes: 10, TailBytes: 10, HeadLines: 100, TailLines: 100}, nil)
 	feed(sp, strings.Repeat("é", 50), 3) // two bytes each, no newline
 	v := sp.View()
 	if strings.Contains(v.Head, `\x`) || strings.Contains(v.Tail, `\x`) {
 		t.Errorf("a character was split: head %q tail %q", v.Head, v.Tail)
+	}
+}
+
+func TestViewText(t *testing.T) {
+	diskFull := errors.New("disk full")
+	tests := []struct {
+		name string
+		view View
+		kept outputcache.Kept
+		want string
+	}{
+		{"whole", View{Head: "a\nb\n"}, outputcache.Kept{Ref: "out_x"}, "a\nb\n"},
+		{"head and tail around the marker", View{Head: "a\n", Tail: "z\n", Truncated: true, OmittedLines: 24, OmittedBytes: 48},
+			outputcache.Kept{Ref: "out_x"},
+			"a\n[... 24 lines (48 bytes) omitted; full output: ref=out_x, read it with tool_output_cache or search it with tool_output_cache_grep ...]\nz\n"},
+		{"a head cut inside a line ends before the marker", View{Head: "abc", Tail: "xyz", Truncated: true, OmittedLines: -1, OmittedBytes: 9},
+			outputcache.Kept{File: "exec-1.log"},
+			"abc\n[... 9 bytes omitted; full output in the file exec-1.log, for the host: commands cannot read it ...]\nxyz"},
+		{"the spool's own failure says why", View{Head: "a\n", Tail: "z", Truncated: true, OmittedLines: 1, OmittedBytes: 2, StoreErr: diskFull},
+			outputcache.Kept{Err: errors.New("close failed")},
+			"a\n[... 1 lines (2 bytes) omitted; the full output could not be kept: disk full ...]\nz"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.view.Text(tt.kept); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
 	}
 }
