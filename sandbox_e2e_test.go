@@ -375,7 +375,7 @@ func TestSandboxInProcessToolStartsNothing(t *testing.T) {
 		}
 	}
 	given := func(p *sandbox.Profile) *sandbox.Profile { return p }
-	unconfined := func(p *sandbox.Profile) *sandbox.Profile { return p.With(sandbox.Unconfined).WithNetwork() }
+	unconfined := func(p *sandbox.Profile) *sandbox.Profile { return p.With(sandbox.Unrestricted).WithNetwork() }
 	pol, err := policy.New(policy.Config{Default: policy.Allow}, policy.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)

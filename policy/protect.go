@@ -113,7 +113,7 @@ func (p *Policy) ProtectedPaths() []string {
 // servers', quiver-models' and `quiver sandbox`'s all come from here, so
 // no process gets fewer protected or masked paths than another.
 func (p *Policy) Sandbox(workspace string, cfg sandbox.Config) (*sandbox.Profile, error) {
-	mode, err := sandbox.ParseMode(string(p.scope))
+	mode, err := sandbox.ParseWriteScope(string(p.scope))
 	if err != nil {
 		return nil, err
 	}

@@ -13,15 +13,15 @@ func BenchmarkStart(b *testing.B) {
 	ws := b.TempDir()
 	for _, bc := range []struct {
 		name    string
-		mode    sandbox.Mode
+		scope   sandbox.WriteScope
 		network bool
 	}{
-		{"bare", sandbox.Unconfined, false},
+		{"bare", sandbox.Unrestricted, false},
 		{"read-only", sandbox.ReadOnly, false},
 		{"workspace-write", sandbox.WorkspaceWrite, false},
 		{"workspace-write+network", sandbox.WorkspaceWrite, true},
 	} {
-		p, err := sandbox.New(bc.mode, ws, netConfig(bc.network), sandbox.StandardProtected)
+		p, err := sandbox.New(bc.scope, ws, netConfig(bc.network), sandbox.StandardProtected)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -167,7 +167,7 @@ func probeWith(s launch.Spec, cmd *exec.Cmd) error {
 
 // spec is the launch spec of p, without a program.
 func (p *Profile) spec() launch.Spec {
-	return launch.Spec{ReadOnly: p.Mode == ReadOnly, Workspace: p.Workspace, Writable: p.Writable,
+	return launch.Spec{ReadOnly: p.Scope == ReadOnly, Workspace: p.Workspace, Writable: p.Writable,
 		Protected: p.Protected, Network: p.Network, TempDir: p.TempDir,
 		Readable: p.Readable, Limited: p.Readable != nil,
 		UnixSockets: p.UnixSockets, LandlockABI: abiCap()}
@@ -206,7 +206,7 @@ func expandGlobs(paths []string) []string {
 // entry of the list.
 func (p *Profile) protectedNow() []string {
 	paths := expandGlobs(p.Protected)
-	if p.Mode != WorkspaceWrite {
+	if p.Scope != WorkspaceWrite {
 		return paths // nothing is writable to pin in
 	}
 	if p.gitWrite {
@@ -256,7 +256,7 @@ func profileReports(r Report, cfg Config) []ProfileReport {
 			why = "nothing: [sandbox] disabled = true"
 		}
 		return []ProfileReport{{ReadOnly, []string{why}}, {WorkspaceWrite, []string{why}},
-			{Unconfined, []string{"nothing (the explicit opt-out)"}}}
+			{Unrestricted, []string{"nothing (the explicit opt-out)"}}}
 	}
 	network := "no network: a network namespace with its own loopback only"
 	if cfg.Network.All() {
@@ -286,7 +286,7 @@ func profileReports(r Report, cfg Config) []ProfileReport {
 	return []ProfileReport{
 		{ReadOnly, append([]string{"writes nothing but /dev/null, /dev/zero and /dev/full (Landlock, read-only mounts)"}, common...)},
 		{WorkspaceWrite, append([]string{"writes the workspace, the call's TMPDIR and writable_roots only (Landlock); the protected paths and their links stay read-only (mounts)"}, common...)},
-		{Unconfined, []string{"nothing (the explicit opt-out)"}},
+		{Unrestricted, []string{"nothing (the explicit opt-out)"}},
 	}
 }
 

@@ -31,14 +31,14 @@ import (
 // no inherited descriptors, no host IPC. Each runs under both write scopes
 // that confine.
 
-var confinedModes = []sandbox.Mode{sandbox.ReadOnly, sandbox.WorkspaceWrite}
+var confinedScopes = []sandbox.WriteScope{sandbox.ReadOnly, sandbox.WorkspaceWrite}
 
 // confinedCmd returns a command running bash -c script under a fresh
-// profile of mode (with its own TMPDIR), in the workspace, with env added
+// profile of scope (with its own TMPDIR), in the workspace, with env added
 // to a minimal environment.
-func confinedCmd(t *testing.T, mode sandbox.Mode, script string, env ...string) (*exec.Cmd, string) {
+func confinedCmd(t *testing.T, scope sandbox.WriteScope, script string, env ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd, q := unwrappedCmd(t, mode, script, env...)
+	cmd, q := unwrappedCmd(t, scope, script, env...)
 	if err := q.Wrap(cmd); err != nil {
 		t.Fatalf("Wrap: %v", err)
 	}
@@ -46,9 +46,9 @@ func confinedCmd(t *testing.T, mode sandbox.Mode, script string, env ...string) 
 }
 
 // unwrappedCmd is confinedCmd before Wrap, and the profile to wrap it in.
-func unwrappedCmd(t *testing.T, mode sandbox.Mode, script string, env ...string) (*exec.Cmd, *sandbox.Profile) {
+func unwrappedCmd(t *testing.T, scope sandbox.WriteScope, script string, env ...string) (*exec.Cmd, *sandbox.Profile) {
 	t.Helper()
-	p, ws, _ := profile(t, mode, sandbox.Config{})
+	p, ws, _ := profile(t, scope, sandbox.Config{})
 	q, remove, err := p.WithTempDir()
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func randomMark(t *testing.T) string {
 // which runs before it is confined, is started with none of it; the
 // program gets all of it.
 func TestLauncherEnvironment(t *testing.T) {
-	// One start per mode carries them all: the launcher's environment is
+	// One start per scope carries them all: the launcher's environment is
 	// judged once, and what the program saw of each, each.
 	steer := []string{"LD_PRELOAD=/x/evil.so", "LD_AUDIT=/x/evil.so", "LD_LIBRARY_PATH=/x",
 		"GCONV_PATH=/x", "GLIBC_TUNABLES=glibc.malloc.check=3", "GODEBUG=inittrace=1", "GOTRACEBACK=crash"}
@@ -83,9 +83,9 @@ func TestLauncherEnvironment(t *testing.T) {
 		name, _, _ := strings.Cut(kv, "=")
 		script += `; printf '%s\n' "$` + name + `"`
 	}
-	for _, mode := range confinedModes {
-		t.Run(string(mode), func(t *testing.T) {
-			cmd, _ := confinedCmd(t, mode, script, steer...)
+	for _, scope := range confinedScopes {
+		t.Run(string(scope), func(t *testing.T) {
+			cmd, _ := confinedCmd(t, scope, script, steer...)
 			stdin, err := cmd.StdinPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -173,10 +173,10 @@ __attribute__((constructor)) static void evil(void) {
 		t.Fatalf("the library did not run unconfined (%d files): the test proves nothing", len(entries))
 	}
 	os.Remove(filepath.Join(out, mustOnly(t, out)))
-	for _, mode := range confinedModes {
+	for _, scope := range confinedScopes {
 		for _, name := range []string{"LD_PRELOAD", "LD_AUDIT"} {
-			t.Run(string(mode)+"/"+name, func(t *testing.T) {
-				cmd, _ := confinedCmd(t, mode, "/bin/true", name+"="+lib)
+			t.Run(string(scope)+"/"+name, func(t *testing.T) {
+				cmd, _ := confinedCmd(t, scope, "/bin/true", name+"="+lib)
 				if b, err := cmd.CombinedOutput(); err != nil {
 					t.Fatalf("%v: %s", err, b)
 				}
@@ -257,11 +257,11 @@ os.wait()
 // once the call's program has exited — the launcher is the init of the
 // call's PID namespace, and the kernel kills the rest when it exits.
 func TestProcessesEndWithTheCall(t *testing.T) {
-	for _, mode := range confinedModes {
+	for _, scope := range confinedScopes {
 		for _, d := range daemons {
-			t.Run(string(mode)+"/"+d.name, func(t *testing.T) {
+			t.Run(string(scope)+"/"+d.name, func(t *testing.T) {
 				mark := randomMark(t)
-				cmd, _ := confinedCmd(t, mode, d.script, "QUIVER_TEST_MARK="+mark)
+				cmd, _ := confinedCmd(t, scope, d.script, "QUIVER_TEST_MARK="+mark)
 				if b, err := cmd.CombinedOutput(); err != nil {
 					t.Fatalf("%v: %s", err, b)
 				}
@@ -283,7 +283,7 @@ func TestCallSeesOnlyItsProcesses(t *testing.T) {
 	}
 	t.Cleanup(func() { victim.Process.Kill(); victim.Wait() })
 	host := strconv.Itoa(victim.Process.Pid)
-	for _, mode := range confinedModes {
+	for _, scope := range confinedScopes {
 		for _, tt := range []struct{ name, script string }{
 			{"/proc has the host's process", "test -e /proc/" + host},
 			{"ps lists the host's process", "ps -e -o pid= | grep -qw " + host},
@@ -291,8 +291,8 @@ func TestCallSeesOnlyItsProcesses(t *testing.T) {
 			{"kill the host's process", "kill -TERM " + host},
 			{"kill every process", "kill -TERM -1; kill -KILL -1; true"},
 		} {
-			t.Run(string(mode)+"/"+tt.name, func(t *testing.T) {
-				cmd, _ := confinedCmd(t, mode, tt.script)
+			t.Run(string(scope)+"/"+tt.name, func(t *testing.T) {
+				cmd, _ := confinedCmd(t, scope, tt.script)
 				if b, err := cmd.CombinedOutput(); err == nil && tt.name != "kill every process" {
 					t.Errorf("succeeded: %s", b)
 				}
@@ -308,7 +308,7 @@ func TestCallSeesOnlyItsProcesses(t *testing.T) {
 // signals on to the program and exits with its status, as a shell reports
 // it.
 func TestSignalsReachTheProgram(t *testing.T) {
-	for _, mode := range confinedModes {
+	for _, scope := range confinedScopes {
 		for _, tt := range []struct {
 			name   string
 			script string
@@ -322,8 +322,8 @@ func TestSignalsReachTheProgram(t *testing.T) {
 			{"exit status", `echo ready; exit 3`, 0, 3},
 			{"killed by itself", `echo ready; kill -KILL $$`, 0, 128 + 9},
 		} {
-			t.Run(string(mode)+"/"+tt.name, func(t *testing.T) {
-				cmd, _ := confinedCmd(t, mode, tt.script)
+			t.Run(string(scope)+"/"+tt.name, func(t *testing.T) {
+				cmd, _ := confinedCmd(t, scope, tt.script)
 				stdout, err := cmd.StdoutPipe()
 				if err != nil {
 					t.Fatal(err)
@@ -351,7 +351,7 @@ func TestSignalsReachTheProgram(t *testing.T) {
 // its other threads are neither Landlocked nor without capabilities, so
 // the program must not reach into it.
 func TestLauncherIsOutOfReach(t *testing.T) {
-	for _, mode := range confinedModes {
+	for _, scope := range confinedScopes {
 		for _, tt := range []struct{ name, script string }{
 			{"environ", "cat /proc/1/environ"},
 			{"mem", "perl -e 'open(my $f, \"+<\", \"/proc/1/mem\") or die \"$!\"'"},
@@ -363,8 +363,8 @@ libc = ctypes.CDLL(None, use_errno=True)
 sys.exit(0 if libc.ptrace(16, 1, None, None) == 0 else 1)
 '`},
 		} {
-			t.Run(string(mode)+"/"+tt.name, func(t *testing.T) {
-				cmd, _ := confinedCmd(t, mode, tt.script)
+			t.Run(string(scope)+"/"+tt.name, func(t *testing.T) {
+				cmd, _ := confinedCmd(t, scope, tt.script)
 				if b, err := cmd.CombinedOutput(); err == nil {
 					t.Errorf("the program reached the launcher: %q", b)
 				}
@@ -413,7 +413,7 @@ func openPty(t *testing.T) (master, slave *os.File) {
 func TestNoTerminal(t *testing.T) {
 	const inject = `import fcntl, sys, termios
 for c in b"id\n": fcntl.ioctl(FD, termios.TIOCSTI, bytes([c]))`
-	for _, mode := range confinedModes {
+	for _, scope := range confinedScopes {
 		for _, tt := range []struct{ name, script string }{
 			{"TIOCSTI on stdin", "python3 -c '" + strings.ReplaceAll(inject, "FD", "0") + "'"},
 			{"TIOCSTI on stderr", "python3 -c '" + strings.ReplaceAll(inject, "FD", "2") + "'"},
@@ -422,9 +422,9 @@ for c in b"id\n": fcntl.ioctl(FD, termios.TIOCSTI, bytes([c]))`
 			{"TIOCSTI from perl", `perl -e 'ioctl(STDIN, 0x5412, "x") or die "$!"'`},
 			{"TIOCSTI from a child's new session", "setsid -w python3 -c '" + strings.ReplaceAll(inject, "FD", "0") + "'"},
 		} {
-			t.Run(string(mode)+"/"+tt.name, func(t *testing.T) {
+			t.Run(string(scope)+"/"+tt.name, func(t *testing.T) {
 				_, slave := openPty(t)
-				cmd, _ := confinedCmd(t, mode, tt.script)
+				cmd, _ := confinedCmd(t, scope, tt.script)
 				cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 				cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setctty, cmd.SysProcAttr.Ctty = true, true, 0
 				cmd.Run()
@@ -465,24 +465,24 @@ func TestNoInheritedDescriptors(t *testing.T) {
 			attempts = append(attempts, attempt{"fd " + n + "/" + tt.name, tt.script})
 		}
 	}
-	// One confined start per mode runs every attempt, each in a subshell of
+	// One confined start per scope runs every attempt, each in a subshell of
 	// its own, and prints its exit status: each is judged alone.
 	var script strings.Builder
 	for i, a := range attempts {
 		fmt.Fprintf(&script, "( %s ) </dev/null >/dev/null 2>&1; echo \"%d $?\"\n", a.script, i)
 	}
-	for _, mode := range confinedModes {
-		cmd, _ := confinedCmd(t, mode, script.String())
+	for _, scope := range confinedScopes {
+		cmd, _ := confinedCmd(t, scope, script.String())
 		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("%s: %v", mode, err)
+			t.Fatalf("%s: %v", scope, err)
 		}
 		status := strings.Fields(string(out))
 		if len(status) != 2*len(attempts) {
-			t.Fatalf("%s: %d statuses for %d attempts: %q", mode, len(status)/2, len(attempts), out)
+			t.Fatalf("%s: %d statuses for %d attempts: %q", scope, len(status)/2, len(attempts), out)
 		}
 		for i, a := range attempts {
-			t.Run(string(mode)+"/"+a.name, func(t *testing.T) {
+			t.Run(string(scope)+"/"+a.name, func(t *testing.T) {
 				if status[2*i] != strconv.Itoa(i) || status[2*i+1] == "0" {
 					t.Errorf("succeeded (status %q %q)", status[2*i], status[2*i+1])
 				}
@@ -585,7 +585,7 @@ func TestNoHostIPC(t *testing.T) {
 	t.Cleanup(func() { unix.Syscall6(unix.SYS_SEMCTL, uintptr(sem), 0, unix.IPC_RMID, 0, 0, 0) })
 	k := strconv.Itoa(key)
 	hexKey := strconv.FormatInt(int64(key), 16)
-	for _, mode := range confinedModes {
+	for _, scope := range confinedScopes {
 		for _, tt := range []struct{ name, script string }{
 			{"ipcs lists them", "ipcs | grep -q " + hexKey},
 			{"shmwrite", "perl -e '$id = shmget(" + k + ", 0, 0) // die \"$!\"; shmwrite($id, \"pwned\", 0, 5) or die \"$!\"'"},
@@ -595,8 +595,8 @@ func TestNoHostIPC(t *testing.T) {
 			{"ipcrm shm", "ipcrm -M " + k},
 			{"ipcrm msg", "ipcrm -Q " + k},
 		} {
-			t.Run(string(mode)+"/"+tt.name, func(t *testing.T) {
-				cmd, _ := confinedCmd(t, mode, tt.script)
+			t.Run(string(scope)+"/"+tt.name, func(t *testing.T) {
+				cmd, _ := confinedCmd(t, scope, tt.script)
 				if b, err := cmd.CombinedOutput(); err == nil {
 					t.Errorf("succeeded: %q", b)
 				}

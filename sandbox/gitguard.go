@@ -48,7 +48,7 @@ func (p *Profile) ForProgram(path string, argv []string) (*Profile, []string) {
 		return p, argv // a program the workspace holds, not the system's git
 	}
 	q := *p
-	switch p.Mode {
+	switch p.Scope {
 	case WorkspaceWrite:
 		q.gitWrite = true
 	case ReadOnly:

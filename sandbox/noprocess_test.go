@@ -9,7 +9,7 @@ import (
 )
 
 // TestNoProcessRefusesEveryStart: a NoProcess profile refuses to start
-// anything, whatever its mode (confinement turned off included), and so does
+// anything, whatever its scope (confinement turned off included), and so does
 // every profile a tool can derive from it; the profile it came from, and the
 // nil profile, are untouched.
 func TestNoProcessRefusesEveryStart(t *testing.T) {
@@ -19,17 +19,17 @@ func TestNoProcessRefusesEveryStart(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, tt := range []struct {
-		name string
-		mode sandbox.Mode
-		cfg  sandbox.Config
+		name  string
+		scope sandbox.WriteScope
+		cfg   sandbox.Config
 	}{
 		{"read-only", sandbox.ReadOnly, sandbox.Config{}},
 		{"workspace-write", sandbox.WorkspaceWrite, sandbox.Config{}},
-		{"unrestricted", sandbox.Unconfined, sandbox.Config{}},
+		{"unrestricted", sandbox.Unrestricted, sandbox.Config{}},
 		{"confinement off", sandbox.WorkspaceWrite, sandbox.Config{Disabled: true}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := sandbox.New(tt.mode, dir, tt.cfg, nil)
+			p, err := sandbox.New(tt.scope, dir, tt.cfg, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,7 +41,7 @@ func TestNoProcessRefusesEveryStart(t *testing.T) {
 			defer remove()
 			derived := map[string]*sandbox.Profile{
 				"NoProcess":   none,
-				"With":        none.With(sandbox.Unconfined),
+				"With":        none.With(sandbox.Unrestricted),
 				"WithNetwork": none.WithNetwork(),
 				"ReadingOnly": none.ReadingOnly(dir),
 				"WithTempDir": withTemp,

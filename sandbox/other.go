@@ -24,7 +24,7 @@ func (p *Profile) Check() error {
 func Inspect(cfg Config) Report {
 	r := Report{Missing: Check().Error()}
 	why := []string{"nothing: no kernel sandbox on this platform, and every confined start is refused"}
-	r.Profiles = []ProfileReport{{ReadOnly, why}, {WorkspaceWrite, why}, {Unconfined, []string{"nothing (the explicit opt-out)"}}}
+	r.Profiles = []ProfileReport{{ReadOnly, why}, {WorkspaceWrite, why}, {Unrestricted, []string{"nothing (the explicit opt-out)"}}}
 	return r
 }
 

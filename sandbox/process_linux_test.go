@@ -11,9 +11,9 @@ import (
 	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 )
 
-// allModes are the write scopes' profiles: the tree must die under each,
+// allScopes are the write scopes' profiles: the tree must die under each,
 // unconfined included.
-var allModes = []sandbox.Mode{sandbox.ReadOnly, sandbox.WorkspaceWrite, sandbox.Unconfined}
+var allScopes = []sandbox.WriteScope{sandbox.ReadOnly, sandbox.WorkspaceWrite, sandbox.Unrestricted}
 
 // TestCommandKillsTheTree: however a Process of its own group ends — its
 // context ended (a deadline is the same end), its program exited — nothing it
@@ -32,10 +32,10 @@ func TestCommandKillsTheTree(t *testing.T) {
 			return context.WithCancel(context.Background())
 		}},
 	}
-	for _, mode := range allModes {
+	for _, scope := range allScopes {
 		for _, end := range ends {
-			t.Run(string(mode)+"/"+end.name, func(t *testing.T) {
-				p, ws, _ := profile(t, mode, sandbox.Config{})
+			t.Run(string(scope)+"/"+end.name, func(t *testing.T) {
+				p, ws, _ := profile(t, scope, sandbox.Config{})
 				tree := sandboxtest.NewTree(t)
 				ctx, cancel := end.ctx()
 				defer cancel()
@@ -72,9 +72,9 @@ func TestCommandKillsTheTree(t *testing.T) {
 // TestGroupKillsEveryTree: a shared group (exec_command's run) kills the
 // trees of all its programs when its context ends.
 func TestGroupKillsEveryTree(t *testing.T) {
-	for _, mode := range allModes {
-		t.Run(string(mode), func(t *testing.T) {
-			p, ws, _ := profile(t, mode, sandbox.Config{})
+	for _, scope := range allScopes {
+		t.Run(string(scope), func(t *testing.T) {
+			p, ws, _ := profile(t, scope, sandbox.Config{})
 			tree := sandboxtest.NewTree(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			g, err := sandbox.NewGroup(ctx, p)
@@ -108,9 +108,9 @@ func TestGroupKillsEveryTree(t *testing.T) {
 // minimal one, not Quiver's.
 func TestCommandEnvironment(t *testing.T) {
 	t.Setenv("QUIVER_TEST_SECRET", "hunter2")
-	for _, mode := range allModes {
-		t.Run(string(mode), func(t *testing.T) {
-			p, ws, _ := profile(t, mode, sandbox.Config{})
+	for _, scope := range allScopes {
+		t.Run(string(scope), func(t *testing.T) {
+			p, ws, _ := profile(t, scope, sandbox.Config{})
 			var out strings.Builder
 			proc := sandbox.Command(context.Background(), p, "sh", "-c", "echo ${QUIVER_TEST_SECRET:-unset} ${PATH:+path}")
 			proc.Dir, proc.Stdout = ws, &out

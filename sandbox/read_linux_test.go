@@ -14,7 +14,7 @@ import (
 // TestReadWorkspace: under [sandbox] read = "workspace" a confined process
 // reads the workspace, a writable root and its own TMPDIR, and runs the
 // system's programs, but reads no file outside them (`cat ~/file`), in
-// either confined mode; under the default it reads that file, so the limit
+// either confined scope; under the default it reads that file, so the limit
 // is what refuses it.
 func TestReadWorkspace(t *testing.T) {
 	home := t.TempDir()
@@ -29,17 +29,17 @@ func TestReadWorkspace(t *testing.T) {
 		err := proc.Run()
 		return out.String(), err
 	}
-	for _, mode := range []sandbox.Mode{sandbox.WorkspaceWrite, sandbox.ReadOnly} {
-		t.Run(string(mode), func(t *testing.T) {
+	for _, scope := range []sandbox.WriteScope{sandbox.WorkspaceWrite, sandbox.ReadOnly} {
+		t.Run(string(scope), func(t *testing.T) {
 			root := t.TempDir()
 			if err := os.WriteFile(filepath.Join(root, "root.txt"), []byte("in-root\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			open, ws, _ := profile(t, mode, sandbox.Config{WritableRoots: []string{root}})
+			open, ws, _ := profile(t, scope, sandbox.Config{WritableRoots: []string{root}})
 			if out, err := cat(open, ws, "cat ~/somefile-outside"); err != nil || !strings.Contains(out, "outside-secret") {
 				t.Fatalf("under the default reads, cat ~/somefile-outside: %v\n%s", err, out)
 			}
-			p, ws, _ := profile(t, mode, sandbox.Config{WritableRoots: []string{root}, Read: sandbox.ReadScope{Workspace: true}})
+			p, ws, _ := profile(t, scope, sandbox.Config{WritableRoots: []string{root}, Read: sandbox.ReadScope{Workspace: true}})
 			if err := os.WriteFile(filepath.Join(ws, "in.txt"), []byte("in-workspace\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +56,7 @@ func TestReadWorkspace(t *testing.T) {
 					t.Errorf("%s: %v\n%s", c.line, err, out)
 				}
 			}
-			if mode == sandbox.WorkspaceWrite {
+			if scope == sandbox.WorkspaceWrite {
 				if out, err := cat(p, ws, `echo back > "$TMPDIR/t" && cat "$TMPDIR/t"`); err != nil || !strings.Contains(out, "back") {
 					t.Errorf("the call's TMPDIR does not read back: %v\n%s", err, out)
 				}
@@ -86,11 +86,11 @@ func TestInspectReportsReads(t *testing.T) {
 	} {
 		r := sandbox.Inspect(sandbox.Config{Read: c.read})
 		for _, p := range r.Profiles {
-			if p.Mode == sandbox.Unconfined {
+			if p.Scope == sandbox.Unrestricted {
 				continue
 			}
 			if !strings.Contains(strings.Join(p.Enforces, "\n"), c.want) {
-				t.Errorf("read = %s, %s enforces %q, want a line %q", c.read, p.Mode, p.Enforces, c.want)
+				t.Errorf("read = %s, %s enforces %q, want a line %q", c.read, p.Scope, p.Enforces, c.want)
 			}
 		}
 	}

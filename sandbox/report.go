@@ -38,6 +38,6 @@ type SyscallRule struct {
 // ProfileReport is what one write scope's profile enforces on this
 // machine.
 type ProfileReport struct {
-	Mode     Mode     `json:"mode"`
-	Enforces []string `json:"enforces"`
+	Scope    WriteScope `json:"mode"`
+	Enforces []string   `json:"enforces"`
 }

@@ -14,28 +14,38 @@ import (
 	"github.com/quiverkit/quiver/tool"
 )
 
-// Mode is how much a confined process may write.
-type Mode string
+// WriteScope bounds what a call may change: what Quiver's own file tools may
+// write (the policy holds them to it) and what the processes it starts may
+// write (the [Profile] of the scope confines them). It is the workspace's
+// write_scope setting.
+type WriteScope string
 
-// The modes, one per write scope.
+// The write scopes.
 const (
-	ReadOnly       Mode = "read-only"       // writes nothing but /dev/null and the like
-	WorkspaceWrite Mode = "workspace-write" // writes the workspace, the call's TMPDIR and the extra roots
-	Unconfined     Mode = "unrestricted"    // no confinement at all
+	ReadOnly       WriteScope = "read-only"       // writes nothing but /dev/null and the like
+	WorkspaceWrite WriteScope = "workspace-write" // writes the workspace, the call's TMPDIR and the extra roots
+	Unrestricted   WriteScope = "unrestricted"    // no confinement at all
 )
 
-// ParseMode returns the mode of a write scope, named as the policy names it
-// ("" is the default scope, workspace-write): the one place a scope
-// becomes a profile.
-func ParseMode(s string) (Mode, error) {
-	if s == "" {
-		return WorkspaceWrite, nil
+// ParseWriteScope parses a write scope's name, as configuration and the
+// command line write it.
+func ParseWriteScope(s string) (WriteScope, error) {
+	switch w := WriteScope(s); w {
+	case ReadOnly, WorkspaceWrite, Unrestricted:
+		return w, nil
 	}
-	switch m := Mode(s); m {
-	case ReadOnly, WorkspaceWrite, Unconfined:
-		return m, nil
+	return "", fmt.Errorf("write scope %q: want read-only, workspace-write or unrestricted", s)
+}
+
+// UnmarshalText lets configuration decoders reject a bad scope where it is
+// written.
+func (w *WriteScope) UnmarshalText(b []byte) error {
+	v, err := ParseWriteScope(string(b))
+	if err != nil {
+		return err
 	}
-	return "", fmt.Errorf("sandbox mode %q: want read-only, workspace-write or unrestricted", s)
+	*w = v
+	return nil
 }
 
 // Config is the operator's [sandbox] section of quiver.toml.
@@ -100,7 +110,7 @@ func (r ReadScope) String() string {
 // Profile is what one process may do. The zero Profile is not usable: build
 // one with [New].
 type Profile struct {
-	Mode Mode
+	Scope WriteScope
 	// Off is set when the operator turned confinement off ([Config]
 	// Disabled): the profile then stays unconfined whatever is asked of it.
 	Off       bool
@@ -136,14 +146,14 @@ type Profile struct {
 }
 
 // readOnly reports whether p was asked to be read-only.
-func (p *Profile) readOnly() bool { return p != nil && (p.Mode == ReadOnly || p.readOnlyAsked) }
+func (p *Profile) readOnly() bool { return p != nil && (p.Scope == ReadOnly || p.readOnlyAsked) }
 
 // ErrNoProcess is the refusal to start a process under a [Profile.NoProcess]
 // profile.
 var ErrNoProcess = errors.New("sandbox: the tool declares that it starts no process (tool.InProcess), and started one")
 
 // NoProcess returns a copy of p under which every process is refused with
-// ErrNoProcess, whatever p's mode, an unconfined one included. It is the
+// ErrNoProcess, whatever p's scope, an unconfined one included. It is the
 // profile of a call whose tool declared that it starts none
 // ([tool.Tool.InProcess]): `quiver call` leaves Ctrl-C to kill such a call
 // outright, and a process it started would run on, so a wrong declaration
@@ -154,14 +164,18 @@ func (p *Profile) NoProcess() *Profile {
 	return &q
 }
 
-// New returns the profile of mode for a workspace: cfg's network and extra
-// roots, and protected, the protected paths (workspace-relative or
-// absolute). With cfg.Disabled the profile is [Unconfined].
-func New(mode Mode, workspace string, cfg Config, protected []string) (*Profile, error) {
-	if cfg.Disabled {
-		mode = Unconfined
+// New returns the profile of scope for a workspace ("" is workspace-write,
+// the default scope): cfg's network and extra roots, and protected, the
+// protected paths (workspace-relative or absolute). With cfg.Disabled the
+// profile is [Unrestricted].
+func New(scope WriteScope, workspace string, cfg Config, protected []string) (*Profile, error) {
+	if scope == "" {
+		scope = WorkspaceWrite
 	}
-	if _, err := ParseMode(string(mode)); err != nil {
+	if cfg.Disabled {
+		scope = Unrestricted
+	}
+	if _, err := ParseWriteScope(string(scope)); err != nil {
 		return nil, err
 	}
 	ws, err := filepath.Abs(workspace)
@@ -171,7 +185,7 @@ func New(mode Mode, workspace string, cfg Config, protected []string) (*Profile,
 	if real, err := filepath.EvalSymlinks(ws); err == nil {
 		ws = real
 	}
-	p := &Profile{Mode: mode, Off: cfg.Disabled, Workspace: ws, Network: cfg.Network.All()}
+	p := &Profile{Scope: scope, Off: cfg.Disabled, Workspace: ws, Network: cfg.Network.All()}
 	for _, r := range cfg.WritableRoots {
 		abs, err := absUnder(ws, r)
 		if err != nil {
@@ -235,15 +249,15 @@ func absUnder(base, p string) (string, error) {
 	return filepath.Clean(p), nil
 }
 
-// With returns a copy of p in mode m: a command the read-only classifier let
+// With returns a copy of p in scope w: a command the read-only classifier let
 // through runs read-only whatever the scope. A profile the operator turned
 // off stays unconfined.
-func (p *Profile) With(m Mode) *Profile {
+func (p *Profile) With(w WriteScope) *Profile {
 	q := *p
 	if !q.Off {
-		q.Mode = m
+		q.Scope = w
 	}
-	q.readOnlyAsked = m == ReadOnly
+	q.readOnlyAsked = w == ReadOnly
 	return &q
 }
 
@@ -267,7 +281,7 @@ func (p *Profile) ReadingOnly(trees ...string) *Profile {
 }
 
 // Confined reports whether p confines anything.
-func (p *Profile) Confined() bool { return p != nil && p.Mode != Unconfined }
+func (p *Profile) Confined() bool { return p != nil && p.Scope != Unrestricted }
 
 // Key is the dependency key of the profile for a call's processes. The
 // toolkit provides it per call (a command the read-only classifier let
@@ -401,7 +415,7 @@ func (p *Profile) Env(env []string) []string {
 // extra roots — and if so which, with path relative to it. Quiver's own
 // shell opens its redirections there as a confined program could.
 func (p *Profile) Scratch(path string) (dir, rel string, ok bool) {
-	if p == nil || p.Mode != WorkspaceWrite {
+	if p == nil || p.Scope != WorkspaceWrite {
 		return "", "", false
 	}
 	for _, root := range append([]string{p.TempDir}, p.Writable...) {

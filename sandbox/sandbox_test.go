@@ -31,7 +31,7 @@ func run(t *testing.T, p *sandbox.Profile, dir string, argv ...string) (string, 
 	return out.String(), err
 }
 
-func profile(t *testing.T, mode sandbox.Mode, cfg sandbox.Config) (*sandbox.Profile, string, string) {
+func profile(t *testing.T, scope sandbox.WriteScope, cfg sandbox.Config) (*sandbox.Profile, string, string) {
 	t.Helper()
 	if err := sandbox.Check(); err != nil {
 		t.Fatalf("this machine must support the sandbox: %v", err)
@@ -45,7 +45,7 @@ func profile(t *testing.T, mode sandbox.Mode, cfg sandbox.Config) (*sandbox.Prof
 			t.Fatal(err)
 		}
 	}
-	p, err := sandbox.New(mode, ws, cfg, sandbox.StandardProtected)
+	p, err := sandbox.New(scope, ws, cfg, sandbox.StandardProtected)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // first in PATH, which leaves a child ignoring SIGTERM and a setsid daemon
 // behind) loses its whole tree when the call is cancelled, confined or not.
 func TestGitKillsTheTree(t *testing.T) {
-	for _, mode := range []sandbox.Mode{sandbox.ReadOnly, sandbox.Unconfined} {
+	for _, mode := range []sandbox.WriteScope{sandbox.ReadOnly, sandbox.Unrestricted} {
 		t.Run(string(mode), func(t *testing.T) {
 			ws := t.TempDir()
 			box, err := sandbox.New(mode, ws, sandbox.Config{}, sandbox.StandardProtected)

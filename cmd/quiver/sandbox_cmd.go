@@ -89,7 +89,7 @@ func printSandboxReport(w io.Writer, r sandbox.Report) {
 		fmt.Fprintf(w, "  %-18s %s\n", rule.Syscall, rule.Refused)
 	}
 	for _, p := range r.Profiles {
-		fmt.Fprintf(w, "%s:\n", p.Mode)
+		fmt.Fprintf(w, "%s:\n", p.Scope)
 		for _, e := range p.Enforces {
 			fmt.Fprintf(w, "  - %s\n", e)
 		}

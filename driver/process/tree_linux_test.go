@@ -15,7 +15,7 @@ import (
 // that ignores SIGTERM, a daemon that called setsid — ends when the model
 // is closed, confined or not.
 func TestCloseKillsTheTree(t *testing.T) {
-	for _, mode := range []sandbox.Mode{sandbox.ReadOnly, sandbox.Unconfined} {
+	for _, mode := range []sandbox.WriteScope{sandbox.ReadOnly, sandbox.Unrestricted} {
 		t.Run(string(mode), func(t *testing.T) {
 			box, err := sandbox.New(mode, t.TempDir(), sandbox.Config{}, nil)
 			if err != nil {

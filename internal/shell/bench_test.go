@@ -76,7 +76,7 @@ func BenchmarkRunShellBinTrue(b *testing.B) {
 // cmd/quiver's BenchmarkSandboxTrue).
 func BenchmarkRunArgvTrueSandbox(b *testing.B) {
 	e := newRunEnv(b, "/bin/true")
-	for _, mode := range []sandbox.Mode{sandbox.Unconfined, sandbox.ReadOnly, sandbox.WorkspaceWrite} {
+	for _, mode := range []sandbox.WriteScope{sandbox.Unrestricted, sandbox.ReadOnly, sandbox.WorkspaceWrite} {
 		spec := e.spec("")
 		spec.Argv = []string{"/bin/true"}
 		box, err := sandbox.New(mode, spec.Workspace.Dir(), sandbox.Config{}, sandbox.StandardProtected)

@@ -14,7 +14,7 @@ import (
 // child ignoring SIGTERM and a setsid daemon behind loses both when its
 // call times out or is cancelled, confined or not.
 func TestRunKillsTheTree(t *testing.T) {
-	for _, mode := range []sandbox.Mode{sandbox.ReadOnly, sandbox.WorkspaceWrite, sandbox.Unconfined} {
+	for _, mode := range []sandbox.WriteScope{sandbox.ReadOnly, sandbox.WorkspaceWrite, sandbox.Unrestricted} {
 		for _, end := range []string{"timeout", "cancel"} {
 			t.Run(string(mode)+"/"+end, func(t *testing.T) {
 				t.Parallel() // the timeouts wait ten seconds each
