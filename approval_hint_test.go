@@ -15,6 +15,7 @@ import (
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/custom"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -43,7 +44,7 @@ func TestCustomToolApprovalHint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol, err := policy.New(policy.Config{Default: policy.Ask}, policy.WorkspaceWrite)
+	pol, err := policy.New(policy.Config{Default: policy.Ask}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestApprovalHintAllowsTheCall(t *testing.T) {
 			}
 			ask := policy.Config{Default: policy.Ask}
 			rec := &hintRecorder{}
-			tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, ask, policy.WorkspaceWrite)), quiver.WithApprover(rec))
+			tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, ask, sandbox.WorkspaceWrite)), quiver.WithApprover(rec))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +126,7 @@ func TestApprovalHintAllowsTheCall(t *testing.T) {
 				t.Fatalf("no rule suggested: %s", rec.why[0])
 			}
 			// The model gets the same advice: the library's default approver.
-			denied, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, ask, policy.WorkspaceWrite)))
+			denied, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, ask, sandbox.WorkspaceWrite)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +141,7 @@ func TestApprovalHintAllowsTheCall(t *testing.T) {
 			allowed := ask
 			allowed.Allow = rules
 			n := &notAsked{}
-			tk2, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, allowed, policy.WorkspaceWrite)), quiver.WithApprover(n))
+			tk2, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, allowed, sandbox.WorkspaceWrite)), quiver.WithApprover(n))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tools"
 )
 
@@ -24,7 +25,7 @@ import (
 func auditedToolkit(t *testing.T, opts ...quiver.Option) (*quiver.Toolkit, string, *audit.Memory) {
 	t.Helper()
 	return newToolkit(t, append([]quiver.Option{quiver.WithApprover(approve.Auto),
-		quiver.WithPolicy(mustPolicy(t, policy.Config{Default: policy.Allow}, policy.WorkspaceWrite))}, opts...)...)
+		quiver.WithPolicy(mustPolicy(t, policy.Config{Default: policy.Allow}, sandbox.WorkspaceWrite))}, opts...)...)
 }
 
 // lastRecord is the record of the last call.
@@ -112,7 +113,7 @@ func TestAuditRecordIsBounded(t *testing.T) {
 }
 
 func TestAuditRecordOfARefusedCall(t *testing.T) {
-	tk, _, sink := auditedToolkit(t, quiver.WithPolicy(mustPolicy(t, policy.Config{Default: policy.Allow, Deny: []string{"exec_command(rm *)"}}, policy.WorkspaceWrite)))
+	tk, _, sink := auditedToolkit(t, quiver.WithPolicy(mustPolicy(t, policy.Config{Default: policy.Allow, Deny: []string{"exec_command(rm *)"}}, sandbox.WorkspaceWrite)))
 	ctx := context.Background()
 	tk.Invoke(ctx, "exec_command", map[string]any{"command": "rm -rf x"})
 	r := lastRecord(t, sink)

@@ -92,7 +92,7 @@ func userStatusIsSafe(t *testing.T, ws, marker string) {
 	}
 }
 
-func gitToolkit(t *testing.T, ws string, scope policy.WriteScope, approver policy.Approver) *quiver.Toolkit {
+func gitToolkit(t *testing.T, ws string, scope sandbox.WriteScope, approver policy.Approver) *quiver.Toolkit {
 	t.Helper()
 	pol, err := policy.New(policy.Config{Default: policy.Allow}, scope)
 	if err != nil {
@@ -140,7 +140,7 @@ func TestGitMetadataCannotBeRedirectedByAProcess(t *testing.T) {
 		{"worktree add", "git worktree add -q wt && echo ../../../evil.git > .git/worktrees/wt/commondir"},
 		{"modules", "mkdir -p .git/modules/m && cp -r evil.git/. .git/modules/m/"},
 	}
-	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly} {
+	for _, scope := range []sandbox.WriteScope{sandbox.WorkspaceWrite, sandbox.ReadOnly} {
 		t.Run(string(scope), func(t *testing.T) {
 			t.Parallel()
 			for _, a := range attempts {
@@ -181,7 +181,7 @@ func TestGitMetadataCannotBeWrittenByAFileTool(t *testing.T) {
 		{"apply_patch Move", "apply_patch", patchOf("*** Update File: a.txt", "*** Move to: .git/commondir", "@@", "-a", "+../evil.git")},
 		{"apply_patch Add through a link", "apply_patch", patchOf("*** Add File: gl/info/attributes", "+* filter=x")},
 	}
-	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly, policy.Unrestricted} {
+	for _, scope := range []sandbox.WriteScope{sandbox.WorkspaceWrite, sandbox.ReadOnly, sandbox.Unrestricted} {
 		t.Run(string(scope), func(t *testing.T) {
 			t.Parallel()
 			for _, a := range attempts {
@@ -227,7 +227,7 @@ func TestApprovedGitStillCommits(t *testing.T) {
 		t.Fatalf("this machine must support the sandbox: %v", err)
 	}
 	ws, _, marker := gitRepoWithPayload(t)
-	tk := gitToolkit(t, ws, policy.WorkspaceWrite, approve.Auto)
+	tk := gitToolkit(t, ws, sandbox.WorkspaceWrite, approve.Auto)
 	ctx := context.Background()
 	mustWrite(t, filepath.Join(ws, "x.txt"), "x\n", 0o644)
 	res, err := tk.Invoke(ctx, "exec_command", map[string]any{"command": "git add x.txt && git commit -qm m && git status --porcelain && git log --oneline"})
@@ -240,7 +240,7 @@ func TestApprovedGitStillCommits(t *testing.T) {
 	if got := userGit(t, ws, "log", "-1", "--format=%s"); got != "m\n" {
 		t.Errorf("last commit %q, want m", got)
 	}
-	ro := gitToolkit(t, ws, policy.ReadOnly, approve.Deny)
+	ro := gitToolkit(t, ws, sandbox.ReadOnly, approve.Deny)
 	for _, line := range []string{"git status", "git log --oneline", "git diff HEAD~1", "git show --stat"} {
 		res, err := ro.Invoke(ctx, "exec_command", map[string]any{"command": line})
 		if err != nil {
@@ -297,7 +297,7 @@ func TestReadOnlyGitRunsNoProgram(t *testing.T) {
 		"cd nested && git log --show-signature",
 		"cd nested && git diff --ext-diff",
 	}
-	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly, policy.Unrestricted} {
+	for _, scope := range []sandbox.WriteScope{sandbox.WorkspaceWrite, sandbox.ReadOnly, sandbox.Unrestricted} {
 		t.Run(string(scope), func(t *testing.T) {
 			t.Parallel()
 			ws, payload, marker := gitRepoWithPayload(t)

@@ -13,6 +13,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -119,7 +120,7 @@ func runPolicyCase(t *testing.T, c policyCase) {
 	dir := linkedProject(t)
 	before := sandboxtest.Snapshot(t, dir)
 	rec := &recorder{yes: c.approve}
-	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, c.cfg, policy.WorkspaceWrite)), quiver.WithApprover(rec))
+	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, c.cfg, sandbox.WorkspaceWrite)), quiver.WithApprover(rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,19 +250,19 @@ func TestOfferedTools(t *testing.T) {
 	cases := []struct {
 		name            string
 		cfg             policy.Config
-		scope           policy.WriteScope
+		scope           sandbox.WriteScope
 		offered, hidden []string
 	}{
 		{"a bare deny and a tools deny hide the tool", policy.Config{Deny: []string{"write_file"}, Tools: map[string]policy.Decision{"list_files": policy.Deny}},
-			policy.WorkspaceWrite, []string{"read_file", "edit"}, []string{"write_file", "list_files"}},
+			sandbox.WorkspaceWrite, []string{"read_file", "edit"}, []string{"write_file", "list_files"}},
 		{"allow with tools deny hides the tool", policy.Config{Allow: []string{"read_file"}, Tools: map[string]policy.Decision{"read_file": policy.Deny}},
-			policy.WorkspaceWrite, []string{"edit"}, []string{"read_file"}},
+			sandbox.WorkspaceWrite, []string{"edit"}, []string{"read_file"}},
 		{"a specifier deny keeps the tool", policy.Config{Deny: []string{"read_file(.env)"}},
-			policy.WorkspaceWrite, []string{"read_file"}, nil},
+			sandbox.WorkspaceWrite, []string{"read_file"}, nil},
 		{"default deny hides what no rule names and keeps what one does", policy.Config{Default: policy.Deny, Allow: []string{"edit(src/**)"}, Ask: []string{"read_file"}},
-			policy.WorkspaceWrite, []string{"edit", "read_file"}, []string{"write_file", "glob_search", "exec_command"}},
+			sandbox.WorkspaceWrite, []string{"edit", "read_file"}, []string{"write_file", "glob_search", "exec_command"}},
 		{"read-only hides writers and keeps exec, whose low-risk calls run", policy.Config{},
-			policy.ReadOnly, []string{"read_file", "exec_command"}, []string{"write_file", "edit", "apply_patch"}},
+			sandbox.ReadOnly, []string{"read_file", "exec_command"}, []string{"write_file", "edit", "apply_patch"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -299,7 +300,7 @@ func TestOfferedTools(t *testing.T) {
 // protected path, so the refusal names the path and suggests none.
 func TestProtectedRefusalSuggestsNoRule(t *testing.T) {
 	dir := linkedProject(t)
-	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, policy.Config{Allow: []string{"write_file"}}, policy.WorkspaceWrite)))
+	tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, policy.Config{Allow: []string{"write_file"}}, sandbox.WorkspaceWrite)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +325,7 @@ func TestAbsoluteConfigFileIsProtected(t *testing.T) {
 	cfg := policy.Config{Default: policy.Allow, ConfigFiles: []string{filepath.Join(dir, "team.toml")}}
 	for _, path := range []string{"team.toml", "./team.toml", "src/team", filepath.Join(dir, "team.toml")} {
 		rec := &recorder{}
-		tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, cfg, policy.WorkspaceWrite)), quiver.WithApprover(rec))
+		tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithPolicy(mustPolicy(t, cfg, sandbox.WorkspaceWrite)), quiver.WithApprover(rec))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -73,7 +74,7 @@ func TestPolicyWriterRulesBindRedirections(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := linkedProject(t)
 			opts := append([]quiver.Option{quiver.WithRoot(dir), builtin.Standard(),
-				quiver.WithPolicy(mustPolicy(t, policy.Config{Default: policy.Allow, Deny: []string{c.deny}}, policy.WorkspaceWrite))}, c.opts...)
+				quiver.WithPolicy(mustPolicy(t, policy.Config{Default: policy.Allow, Deny: []string{c.deny}}, sandbox.WorkspaceWrite))}, c.opts...)
 			tk, err := quiver.New(opts...)
 			if err != nil {
 				t.Fatal(err)

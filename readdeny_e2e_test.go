@@ -24,7 +24,7 @@ import (
 // file outside the workspace masks that file.
 func TestReadDenyMasksForProcesses(t *testing.T) {
 	const secret = "SECRET_TOKEN=s3cr3t-value"
-	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly} {
+	for _, scope := range []sandbox.WriteScope{sandbox.WorkspaceWrite, sandbox.ReadOnly} {
 		t.Run(string(scope), func(t *testing.T) {
 			ws := t.TempDir()
 			mustWrite(t, filepath.Join(ws, ".env"), secret+"\n", 0o600)
@@ -80,7 +80,7 @@ func TestReadDenyMasksForProcesses(t *testing.T) {
 				"cat "+filepath.Join(ws, ".env"),
 				"cat notes.txt", // the rest of the workspace reads as ever
 			)
-			if scope == policy.WorkspaceWrite {
+			if scope == sandbox.WorkspaceWrite {
 				lines = append(lines, "cp .env copy && cat copy", "ln -s .env l2 && cat l2", "ln .env hard; cat hard")
 			}
 			for _, line := range lines {

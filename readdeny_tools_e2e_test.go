@@ -15,6 +15,7 @@ import (
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/cli"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -102,7 +103,7 @@ func TestReadDenyMeansEveryTool(t *testing.T) {
 }
 
 func testReadDenyTools(t *testing.T, ws string, withCLI bool, deny []string) {
-	tk := readDenyToolkit(t, ws, policy.WorkspaceWrite, withCLI, nil, deny...)
+	tk := readDenyToolkit(t, ws, sandbox.WorkspaceWrite, withCLI, nil, deny...)
 	abs := filepath.Join(ws, ".env")
 	refused := []struct{ tool, args string }{
 		{"read_file", `{"path":".env"}`},
@@ -201,12 +202,12 @@ func testReadDenyStoredOutputs(t *testing.T, ws string, deny []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := readDenyToolkit(t, ws, policy.WorkspaceWrite, false, store, "read_file(other)")
+	before := readDenyToolkit(t, ws, sandbox.WorkspaceWrite, false, store, "read_file(other)")
 	res, err := before.Invoke(context.Background(), "read_file", map[string]any{"path": "./.env", "limit": 4000})
 	if err != nil || res.Content.OutputRef == "" {
 		t.Fatalf("read_file before the deny: ref %q, %v", res.Content.OutputRef, err)
 	}
-	after := readDenyToolkit(t, ws, policy.WorkspaceWrite, false, store, deny...)
+	after := readDenyToolkit(t, ws, sandbox.WorkspaceWrite, false, store, deny...)
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -249,7 +250,7 @@ func TestReadDenyOutsideTheWorkspace(t *testing.T) {
 		{"from ~", "read_file(~/out/secret.txt)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tk := readDenyToolkit(t, ws, policy.Unrestricted, false, nil, c.rule)
+			tk := readDenyToolkit(t, ws, sandbox.Unrestricted, false, nil, c.rule)
 			for _, p := range []string{filepath.Join(outside, "secret.txt"), filepath.Join(link, "secret.txt"), outside + "//./secret.txt"} {
 				res, err := tk.Invoke(context.Background(), "read_file", map[string]any{"path": p})
 				if tool.CodeOf(err) != tool.CodeToolNotAllowed || strings.Contains(res.Content.String(), "s3cr3t") {
@@ -274,7 +275,7 @@ func TestReadDenyOutsideTheWorkspace(t *testing.T) {
 
 // readDenyToolkit is a toolkit of scope that allows everything but reading
 // what deny names (by default .env and keys), approving every ask.
-func readDenyToolkit(t *testing.T, ws string, scope policy.WriteScope, withCLI bool, store outputcache.Store, deny ...string) *quiver.Toolkit {
+func readDenyToolkit(t *testing.T, ws string, scope sandbox.WriteScope, withCLI bool, store outputcache.Store, deny ...string) *quiver.Toolkit {
 	t.Helper()
 	if deny == nil {
 		deny = []string{"read_file(.env)", "read_file(keys/**)"}

@@ -67,7 +67,7 @@ func TestApprovedRedirectionsCannotWriteProtectedPaths(t *testing.T) {
 				dir := linkedProject(t)
 				before := readAll(t, dir, watched)
 				tk, err := quiver.New(quiver.WithRoot(dir), builtin.Standard(), quiver.WithSandbox(box.cfg),
-					quiver.WithPolicy(mustPolicy(t, policy.Config{Default: policy.Ask, Protected: []string{"deploy/**"}}, policy.WorkspaceWrite)),
+					quiver.WithPolicy(mustPolicy(t, policy.Config{Default: policy.Ask, Protected: []string{"deploy/**"}}, sandbox.WorkspaceWrite)),
 					quiver.WithApprover(approve.Auto))
 				if err != nil {
 					t.Fatal(err)

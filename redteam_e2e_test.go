@@ -12,6 +12,7 @@ import (
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -41,7 +42,7 @@ func redTeamRepo(t *testing.T) string {
 // approver), under workspace-write and read-only: each is now asked about
 // (so refused, with no one to ask), and nothing ran.
 func TestRedTeamDefaultPolicy(t *testing.T) {
-	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly} {
+	for _, scope := range []sandbox.WriteScope{sandbox.WorkspaceWrite, sandbox.ReadOnly} {
 		t.Run(string(scope), func(t *testing.T) {
 			dir := redTeamRepo(t)
 			marker := filepath.Join(t.TempDir(), "PWN")
@@ -140,7 +141,7 @@ func TestRedTeamApprovedGit(t *testing.T) {
 // (B9).
 func TestRedTeamDenySeesStdinScripts(t *testing.T) {
 	dir := t.TempDir()
-	pol, err := policy.New(policy.Config{Default: policy.Allow, Deny: []string{"exec_command(rm *)"}}, policy.WorkspaceWrite)
+	pol, err := policy.New(policy.Config{Default: policy.Allow, Deny: []string{"exec_command(rm *)"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}

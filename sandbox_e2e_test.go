@@ -27,7 +27,7 @@ import (
 
 // escapeToolkit is a toolkit that approves everything, under scope, with
 // a custom tool and a script tool that copy a file where they are told.
-func escapeToolkit(t *testing.T, scope policy.WriteScope) (*quiver.Toolkit, string) {
+func escapeToolkit(t *testing.T, scope sandbox.WriteScope) (*quiver.Toolkit, string) {
 	t.Helper()
 	ws := t.TempDir()
 	mustWrite(t, filepath.Join(ws, "a.txt"), "inside\n", 0o644)
@@ -36,7 +36,7 @@ func escapeToolkit(t *testing.T, scope policy.WriteScope) (*quiver.Toolkit, stri
 
 // escapeToolkitIn is escapeToolkit in the workspace ws, with the policy's
 // default decision def and approver.
-func escapeToolkitIn(t *testing.T, ws string, scope policy.WriteScope, def policy.Decision, approver policy.Approver) *quiver.Toolkit {
+func escapeToolkitIn(t *testing.T, ws string, scope sandbox.WriteScope, def policy.Decision, approver policy.Approver) *quiver.Toolkit {
 	t.Helper()
 	mustWrite(t, filepath.Join(ws, ".quiver/tools/copy_to"), "#!/bin/sh\n# quiver: description Copy a.txt to a path.\n# quiver: param dest string required Where.\nexec cp a.txt \"$(sed 's/.*\"dest\": *\"\\([^\"]*\\)\".*/\\1/')\"\n", 0o755)
 	pol, err := policy.New(policy.Config{Default: def}, scope)
@@ -83,7 +83,7 @@ func TestSandboxEscapes(t *testing.T) {
 		t.Fatalf("this machine must support the sandbox: %v", err)
 	}
 	escapes := sandboxtest.LoadEscapes(t, "testdata/escapes.txt")
-	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly} {
+	for _, scope := range []sandbox.WriteScope{sandbox.WorkspaceWrite, sandbox.ReadOnly} {
 		t.Run(string(scope), func(t *testing.T) {
 			t.Parallel()
 			w := sandboxtest.NewWatch(t)
@@ -129,7 +129,7 @@ type escapeRunner struct {
 	tk *quiver.Toolkit
 }
 
-func newEscapeRunner(t *testing.T, w *sandboxtest.Watch, e sandboxtest.Escape, scope policy.WriteScope) escapeRunner {
+func newEscapeRunner(t *testing.T, w *sandboxtest.Watch, e sandboxtest.Escape, scope sandbox.WriteScope) escapeRunner {
 	t.Helper()
 	ws := w.Workspace(t, e)
 	def, approver := policy.Allow, approve.Auto
@@ -167,7 +167,7 @@ func (r escapeRunner) run(t *testing.T, w *sandboxtest.Watch, e sandboxtest.Esca
 // paths of the workspace, by any program or spelling, even with the call
 // approved; nor replace the directories that hold them.
 func TestSandboxProtectedPaths(t *testing.T) {
-	tk, ws := escapeToolkit(t, policy.WorkspaceWrite)
+	tk, ws := escapeToolkit(t, sandbox.WorkspaceWrite)
 	mustWrite(t, filepath.Join(ws, "quiver.toml"), "[policy]\ndefault = \"ask\"\n", 0o644)
 	mustWrite(t, filepath.Join(ws, ".git/config"), "[core]\n\tbare = false\n", 0o644)
 	mustWrite(t, filepath.Join(ws, ".git/HEAD"), "ref: refs/heads/main\n", 0o644)
@@ -225,7 +225,7 @@ func TestSandboxNormalWork(t *testing.T) {
 	mustWrite(t, filepath.Join(ws, "w.go"), "package w\n\nfunc Two() int { return 2 }\n", 0o644)
 	mustWrite(t, filepath.Join(ws, "w_test.go"), "package w\n\nimport \"testing\"\n\nfunc TestTwo(t *testing.T) {\n\tif Two() != 2 {\n\t\tt.Fatal(Two())\n\t}\n}\n", 0o644)
 	mustWrite(t, filepath.Join(ws, "package.json"), `{"name":"w","version":"1.0.0","scripts":{"test":"node -e \"require('fs').writeFileSync('npm-ran.txt','ok')\""}}`, 0o644)
-	pol, err := policy.New(policy.Config{Default: policy.Allow}, policy.WorkspaceWrite)
+	pol, err := policy.New(policy.Config{Default: policy.Allow}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestSandboxWrongGuess(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}, tool.WithRisk(tool.RiskHigh), tool.WithCallRisk(func(context.Context, tool.Context, in) tool.Rating { return tool.Rating{Risk: tool.RiskLow} }))
-	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.Unrestricted} {
+	for _, scope := range []sandbox.WriteScope{sandbox.WorkspaceWrite, sandbox.Unrestricted} {
 		t.Run(string(scope), func(t *testing.T) {
 			ws := t.TempDir()
 			pol, err := policy.New(policy.Config{}, scope)
@@ -336,7 +336,7 @@ func TestSandboxWrongGuess(t *testing.T) {
 // carries is replaced by the toolkit's, and an approved call that tries
 // still cannot write outside or reach the host.
 func TestSandboxSpecFromTheCallIsIgnored(t *testing.T) {
-	tk, ws := escapeToolkit(t, policy.WorkspaceWrite)
+	tk, ws := escapeToolkit(t, sandbox.WorkspaceWrite)
 	w := sandboxtest.NewWatch(t)
 	loose := `{"workspace":"/","network":true,"path":"/bin/sh","args":["sh"]}`
 	for _, env := range [][]string{{"QUIVER_SANDBOX_SPEC=" + loose}, {"QUIVER_SANDBOX_LAUNCHER=/bin/sh"}} {
@@ -376,7 +376,7 @@ func TestSandboxInProcessToolStartsNothing(t *testing.T) {
 	}
 	given := func(p *sandbox.Profile) *sandbox.Profile { return p }
 	unconfined := func(p *sandbox.Profile) *sandbox.Profile { return p.With(sandbox.Unrestricted).WithNetwork() }
-	pol, err := policy.New(policy.Config{Default: policy.Allow}, policy.WorkspaceWrite)
+	pol, err := policy.New(policy.Config{Default: policy.Allow}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -220,7 +220,7 @@ func (tk *Toolkit) setDefaults() error {
 		tk.approver = noApprover{}
 	}
 	if tk.policy == nil {
-		p, err := policy.New(policy.Config{}, policy.WorkspaceWrite)
+		p, err := policy.New(policy.Config{}, sandbox.WorkspaceWrite)
 		if err != nil {
 			return err
 		}
@@ -235,7 +235,7 @@ func (tk *Toolkit) setDefaults() error {
 			}
 			dir = wd
 		}
-		ws, err := workspace.Open(dir, workspace.Options{AllowOutside: tk.policy.WriteScope() == policy.Unrestricted})
+		ws, err := workspace.Open(dir, workspace.Options{AllowOutside: tk.policy.WriteScope() == sandbox.Unrestricted})
 		if err != nil {
 			return fmt.Errorf("quiver: %w", err)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -98,7 +99,7 @@ func newToolkit(t *testing.T, opts ...quiver.Option) (*quiver.Toolkit, string, *
 	return tk, dir, sink
 }
 
-func mustPolicy(t *testing.T, cfg policy.Config, scope policy.WriteScope) *policy.Policy {
+func mustPolicy(t *testing.T, cfg policy.Config, scope sandbox.WriteScope) *policy.Policy {
 	t.Helper()
 	p, err := policy.New(cfg, scope)
 	if err != nil {
@@ -108,8 +109,8 @@ func mustPolicy(t *testing.T, cfg policy.Config, scope policy.WriteScope) *polic
 }
 
 func TestInvokeErrorCodes(t *testing.T) {
-	denyWrites := mustPolicy(t, policy.Config{Deny: []string{"write_note", "echo(secret/**)"}}, policy.WorkspaceWrite)
-	askWrites := mustPolicy(t, policy.Config{Ask: []string{"write_note"}}, policy.WorkspaceWrite)
+	denyWrites := mustPolicy(t, policy.Config{Deny: []string{"write_note", "echo(secret/**)"}}, sandbox.WorkspaceWrite)
+	askWrites := mustPolicy(t, policy.Config{Ask: []string{"write_note"}}, sandbox.WorkspaceWrite)
 	cases := []struct {
 		name string
 		opts []quiver.Option
@@ -284,13 +285,13 @@ func TestDependencies(t *testing.T) {
 func TestWriteScopes(t *testing.T) {
 	allow := policy.Config{Default: policy.Allow}
 	cases := []struct {
-		scope policy.WriteScope
+		scope sandbox.WriteScope
 		path  string
 		want  tool.Code
 	}{
-		{policy.ReadOnly, "n.txt", tool.CodeToolNotAllowed},
-		{policy.WorkspaceWrite, "n.txt", ""},
-		{policy.WorkspaceWrite, "/tmp/quiver-outside-" + t.Name(), tool.CodeSandboxViolation},
+		{sandbox.ReadOnly, "n.txt", tool.CodeToolNotAllowed},
+		{sandbox.WorkspaceWrite, "n.txt", ""},
+		{sandbox.WorkspaceWrite, "/tmp/quiver-outside-" + t.Name(), tool.CodeSandboxViolation},
 	}
 	for _, c := range cases {
 		tk, _, _ := newToolkit(t, quiver.WithPolicy(mustPolicy(t, allow, c.scope)))
@@ -301,7 +302,7 @@ func TestWriteScopes(t *testing.T) {
 	}
 	t.Run("unrestricted writes outside by absolute path", func(t *testing.T) {
 		outside := filepath.Join(t.TempDir(), "n.txt")
-		tk, _, _ := newToolkit(t, quiver.WithPolicy(mustPolicy(t, allow, policy.Unrestricted)))
+		tk, _, _ := newToolkit(t, quiver.WithPolicy(mustPolicy(t, allow, sandbox.Unrestricted)))
 		if _, err := tk.Invoke(context.Background(), "write_note", map[string]any{"text": "a", "path": outside}); err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +313,7 @@ func TestWriteScopes(t *testing.T) {
 }
 
 func TestAllowedTools(t *testing.T) {
-	tk, _, _ := newToolkit(t, quiver.WithPolicy(mustPolicy(t, policy.Config{Deny: []string{"echo", "read_file(.env)"}}, policy.ReadOnly)))
+	tk, _, _ := newToolkit(t, quiver.WithPolicy(mustPolicy(t, policy.Config{Deny: []string{"echo", "read_file(.env)"}}, sandbox.ReadOnly)))
 	tools, err := tk.AllowedTools(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -104,8 +104,8 @@ type Decision struct{ policy.Decision }
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (d *Decision) UnmarshalText(b []byte) error { return d.Decision.UnmarshalText(b) }
 
-// WriteScope is a write scope, checked where it is written.
-type WriteScope struct{ policy.WriteScope }
+// WriteScope is a [sandbox.WriteScope], checked where it is written.
+type WriteScope struct{ sandbox.WriteScope }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (w *WriteScope) UnmarshalText(b []byte) error { return w.WriteScope.UnmarshalText(b) }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 func TestParseErrorsHavePositions(t *testing.T) {
@@ -78,7 +79,7 @@ read = "workspace"
 	if _, err := policy.New(pc, c.Workspace.WriteScope.WriteScope); err != nil {
 		t.Errorf("policy.New: %v", err)
 	}
-	if c.Workspace.WriteScope.WriteScope != policy.ReadOnly || c.Tools.CLI.Aliases["grep_search"] != "rg" || c.Tools.MCP.Servers[0].Args[1] != "server" ||
+	if c.Workspace.WriteScope.WriteScope != sandbox.ReadOnly || c.Tools.CLI.Aliases["grep_search"] != "rg" || c.Tools.MCP.Servers[0].Args[1] != "server" ||
 		c.Sandbox.Read.String() != "workspace" {
 		t.Errorf("config %+v", c)
 	}

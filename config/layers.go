@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 // Layer kinds, in the order they are merged.
@@ -331,11 +332,11 @@ func decisionRank(d policy.Decision) int {
 }
 
 // scopeRank orders write scopes by breadth; unset is workspace-write.
-func scopeRank(s policy.WriteScope) int {
+func scopeRank(s sandbox.WriteScope) int {
 	switch s {
-	case policy.ReadOnly:
+	case sandbox.ReadOnly:
 		return 0
-	case policy.Unrestricted:
+	case sandbox.Unrestricted:
 		return 2
 	}
 	return 1

@@ -8,6 +8,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/mcpserver"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 // TestListOffersWhatThePolicyAllows: tools/list is the toolkit's offer, so a
@@ -29,7 +30,7 @@ func TestListOffersWhatThePolicyAllows(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := policy.New(c.cfg, policy.WorkspaceWrite)
+			p, err := policy.New(c.cfg, sandbox.WorkspaceWrite)
 			if err != nil {
 				t.Fatal(err)
 			}

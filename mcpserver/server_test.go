@@ -18,6 +18,7 @@ import (
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -82,7 +83,7 @@ func newFixture(t *testing.T, extra ...quiver.Option) *fixture {
 	boom := tool.Func("boom", "Panics.", func(context.Context, tool.Context, struct{}) (string, error) {
 		panic("boom")
 	}, tool.ReadOnly())
-	p, err := policy.New(policy.Config{Deny: []string{"secret"}, Ask: []string{"note"}}, policy.WorkspaceWrite)
+	p, err := policy.New(policy.Config{Deny: []string{"secret"}, Ask: []string{"note"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestErrorsAreToolResultsCarryingTheCode(t *testing.T) {
 // APPROVAL_DENIED for a well-spelled one. Nothing is written.
 func TestMisspelledPathIsRefusedBeforeTheAsk(t *testing.T) {
 	dir := t.TempDir()
-	p, err := policy.New(policy.Config{}, policy.WorkspaceWrite)
+	p, err := policy.New(policy.Config{}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}

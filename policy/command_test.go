@@ -126,7 +126,7 @@ func TestStdinProgramIsUnknownCode(t *testing.T) {
 		"dc <<< '!rm x'",
 	}
 	known := []string{"sh -c 'rm x'", "sh script.sh", "python3 -c 'print(1)'", "perl -ne print f", "awk '{print}' f", "node app.js"}
-	p, err := New(Config{Default: Allow, Deny: []string{"exec_command(rm *)"}}, WorkspaceWrite)
+	p, err := New(Config{Default: Allow, Deny: []string{"exec_command(rm *)"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestStdinProgramRefusedAtRunTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	p, err := New(Config{Default: Allow, Deny: []string{"exec_command(rm *)"}}, WorkspaceWrite)
+	p, err := New(Config{Default: Allow, Deny: []string{"exec_command(rm *)"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}

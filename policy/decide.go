@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -63,7 +64,7 @@ func (p *Policy) verdict(t *tool.Tool, risk tool.Risk, h hits) Verdict {
 // Rating a call low-risk is not enough to pass: the tool must also declare
 // that such calls change nothing ([tool.Tool.ReadOnlyWhenLowRisk]).
 func (p *Policy) scopeForbids(t *tool.Tool, risk tool.Risk) bool {
-	return p.scope == ReadOnly && t.MayChangeFiles(risk)
+	return p.scope == sandbox.ReadOnly && t.MayChangeFiles(risk)
 }
 
 // Decide is the call-level decision, made on validated arguments: subjects

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -22,26 +23,26 @@ func TestOrderOfDecision(t *testing.T) {
 	cases := []struct {
 		name  string
 		cfg   Config
-		scope WriteScope
+		scope sandbox.WriteScope
 		path  string
 		want  Decision
 		rule  string
 	}{
-		{"1: a deny rule beats a tools allow", Config{Deny: []string{"write_file(src/**)"}, Tools: tools(Allow)}, WorkspaceWrite, "src/a", Deny, "deny: write_file(src/**)"},
-		{"1: a deny rule beats a bare allow", Config{Deny: []string{"write_file(src/**)"}, Allow: []string{"write_file"}}, WorkspaceWrite, "src/a", Deny, "deny: write_file(src/**)"},
-		{"2: a tools deny beats a bare allow", Config{Allow: []string{"write_file"}, Tools: tools(Deny)}, WorkspaceWrite, "a", Deny, "tools.write_file = deny"},
-		{"2: a tools deny beats an allow default", Config{Default: Allow, Tools: tools(Deny)}, WorkspaceWrite, "a", Deny, "tools.write_file = deny"},
-		{"3: the read-only scope beats a bare allow", Config{Allow: []string{"write_file"}}, ReadOnly, "a", Deny, "write scope read-only (the call may change files)"},
-		{"4: an ask rule beats a bare allow", Config{Ask: []string{"write_file(src/**)"}, Allow: []string{"write_file"}}, WorkspaceWrite, "src/a", Ask, "ask: write_file(src/**)"},
-		{"5: a tools ask beats an allow rule", Config{Allow: []string{"write_file(src/**)"}, Tools: tools(Ask)}, WorkspaceWrite, "src/a", Ask, "tools.write_file = ask"},
-		{"6: an allow rule beats a tools allow (and names itself)", Config{Allow: []string{"write_file(src/**)"}, Tools: tools(Allow)}, WorkspaceWrite, "src/a", Allow, "allow: write_file(src/**)"},
-		{"6: an allow rule beats the deny default", Config{Default: Deny, Allow: []string{"write_file(src/**)"}}, WorkspaceWrite, "src/a", Allow, "allow: write_file(src/**)"},
-		{"7: a tools allow beats the ask default", Config{Default: Ask, Tools: tools(Allow)}, WorkspaceWrite, "a", Allow, "tools.write_file = allow"},
-		{"9: the default decides the rest", Config{Default: Ask}, WorkspaceWrite, "a", Ask, "default = ask"},
-		{"protection turns an allow into an ask", Config{Default: Allow}, WorkspaceWrite, ".git/config", Ask, "protected path .git (writing it always asks)"},
-		{"protection names itself over an ask rule", Config{Ask: []string{"write_file"}}, WorkspaceWrite, ".quiver/tools/x", Ask, "protected path .quiver (writing it always asks)"},
-		{"protection never lowers a deny default", Config{Default: Deny}, WorkspaceWrite, ".git/config", Deny, "default = deny"},
-		{"protection never lowers a deny rule", Config{Default: Allow, Deny: []string{"write_file(.git/**)"}}, WorkspaceWrite, ".git/hooks/x", Deny, "deny: write_file(.git/**)"},
+		{"1: a deny rule beats a tools allow", Config{Deny: []string{"write_file(src/**)"}, Tools: tools(Allow)}, sandbox.WorkspaceWrite, "src/a", Deny, "deny: write_file(src/**)"},
+		{"1: a deny rule beats a bare allow", Config{Deny: []string{"write_file(src/**)"}, Allow: []string{"write_file"}}, sandbox.WorkspaceWrite, "src/a", Deny, "deny: write_file(src/**)"},
+		{"2: a tools deny beats a bare allow", Config{Allow: []string{"write_file"}, Tools: tools(Deny)}, sandbox.WorkspaceWrite, "a", Deny, "tools.write_file = deny"},
+		{"2: a tools deny beats an allow default", Config{Default: Allow, Tools: tools(Deny)}, sandbox.WorkspaceWrite, "a", Deny, "tools.write_file = deny"},
+		{"3: the read-only scope beats a bare allow", Config{Allow: []string{"write_file"}}, sandbox.ReadOnly, "a", Deny, "write scope read-only (the call may change files)"},
+		{"4: an ask rule beats a bare allow", Config{Ask: []string{"write_file(src/**)"}, Allow: []string{"write_file"}}, sandbox.WorkspaceWrite, "src/a", Ask, "ask: write_file(src/**)"},
+		{"5: a tools ask beats an allow rule", Config{Allow: []string{"write_file(src/**)"}, Tools: tools(Ask)}, sandbox.WorkspaceWrite, "src/a", Ask, "tools.write_file = ask"},
+		{"6: an allow rule beats a tools allow (and names itself)", Config{Allow: []string{"write_file(src/**)"}, Tools: tools(Allow)}, sandbox.WorkspaceWrite, "src/a", Allow, "allow: write_file(src/**)"},
+		{"6: an allow rule beats the deny default", Config{Default: Deny, Allow: []string{"write_file(src/**)"}}, sandbox.WorkspaceWrite, "src/a", Allow, "allow: write_file(src/**)"},
+		{"7: a tools allow beats the ask default", Config{Default: Ask, Tools: tools(Allow)}, sandbox.WorkspaceWrite, "a", Allow, "tools.write_file = allow"},
+		{"9: the default decides the rest", Config{Default: Ask}, sandbox.WorkspaceWrite, "a", Ask, "default = ask"},
+		{"protection turns an allow into an ask", Config{Default: Allow}, sandbox.WorkspaceWrite, ".git/config", Ask, "protected path .git (writing it always asks)"},
+		{"protection names itself over an ask rule", Config{Ask: []string{"write_file"}}, sandbox.WorkspaceWrite, ".quiver/tools/x", Ask, "protected path .quiver (writing it always asks)"},
+		{"protection never lowers a deny default", Config{Default: Deny}, sandbox.WorkspaceWrite, ".git/config", Deny, "default = deny"},
+		{"protection never lowers a deny rule", Config{Default: Allow, Deny: []string{"write_file(.git/**)"}}, sandbox.WorkspaceWrite, ".git/hooks/x", Deny, "deny: write_file(.git/**)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -58,7 +59,7 @@ func TestOrderOfDecision(t *testing.T) {
 }
 
 func TestProtectedMatching(t *testing.T) {
-	p, err := New(Config{Default: Allow, Protected: []string{"deploy/**", "*.pem", "ci/{a,b}.yml"}, ConfigFiles: []string{"conf/team.toml"}}, WorkspaceWrite)
+	p, err := New(Config{Default: Allow, Protected: []string{"deploy/**", "*.pem", "ci/{a,b}.yml"}, ConfigFiles: []string{"conf/team.toml"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,23 +95,23 @@ func TestOffer(t *testing.T) {
 	cases := []struct {
 		name  string
 		cfg   Config
-		scope WriteScope
+		scope sandbox.WriteScope
 		tool  *tool.Tool
 		want  string
 	}{
-		{"the default for a high-risk tool", Config{}, WorkspaceWrite, editTool, "ask"},
-		{"the default for a low-risk tool", Config{}, WorkspaceWrite, readFile, "allow"},
-		{"a bare deny", Config{Deny: []string{"edit"}}, WorkspaceWrite, editTool, "deny"},
-		{"a bare deny is not lifted by an allow rule", Config{Deny: []string{"edit"}, Allow: []string{"edit(src/**)"}}, WorkspaceWrite, editTool, "deny"},
-		{"a tools deny beats a bare allow", Config{Allow: []string{"read_file"}, Tools: map[string]Decision{"read_file": Deny}}, WorkspaceWrite, readFile, "deny"},
-		{"a specifier deny", Config{Deny: []string{"read_file(.env)"}}, WorkspaceWrite, readFile, "allow (some calls denied)"},
-		{"specifier allow under a deny default", Config{Default: Deny, Allow: []string{"edit(src/**)"}}, WorkspaceWrite, editTool, "deny (some calls allowed)"},
-		{"specifier ask and deny", Config{Default: Allow, Ask: []string{"edit(a)"}, Deny: []string{"edit(b)"}}, WorkspaceWrite, editTool, "allow (some calls asked, some denied)"},
-		{"exec rates its calls", Config{}, WorkspaceWrite, lowRiskExec, "ask (some calls allowed)"},
-		{"exec under read-only", Config{}, ReadOnly, lowRiskExec, "deny (some calls allowed)"},
-		{"a writer under read-only", Config{Default: Allow}, ReadOnly, editTool, "deny"},
-		{"a tool no rule names under a deny default", Config{Default: Deny, Allow: []string{"read_file"}}, WorkspaceWrite, editTool, "deny"},
-		{"a tool glob names the tool", Config{Default: Deny, Allow: []string{"github__*"}}, WorkspaceWrite, mcpTool, "allow"},
+		{"the default for a high-risk tool", Config{}, sandbox.WorkspaceWrite, editTool, "ask"},
+		{"the default for a low-risk tool", Config{}, sandbox.WorkspaceWrite, readFile, "allow"},
+		{"a bare deny", Config{Deny: []string{"edit"}}, sandbox.WorkspaceWrite, editTool, "deny"},
+		{"a bare deny is not lifted by an allow rule", Config{Deny: []string{"edit"}, Allow: []string{"edit(src/**)"}}, sandbox.WorkspaceWrite, editTool, "deny"},
+		{"a tools deny beats a bare allow", Config{Allow: []string{"read_file"}, Tools: map[string]Decision{"read_file": Deny}}, sandbox.WorkspaceWrite, readFile, "deny"},
+		{"a specifier deny", Config{Deny: []string{"read_file(.env)"}}, sandbox.WorkspaceWrite, readFile, "allow (some calls denied)"},
+		{"specifier allow under a deny default", Config{Default: Deny, Allow: []string{"edit(src/**)"}}, sandbox.WorkspaceWrite, editTool, "deny (some calls allowed)"},
+		{"specifier ask and deny", Config{Default: Allow, Ask: []string{"edit(a)"}, Deny: []string{"edit(b)"}}, sandbox.WorkspaceWrite, editTool, "allow (some calls asked, some denied)"},
+		{"exec rates its calls", Config{}, sandbox.WorkspaceWrite, lowRiskExec, "ask (some calls allowed)"},
+		{"exec under read-only", Config{}, sandbox.ReadOnly, lowRiskExec, "deny (some calls allowed)"},
+		{"a writer under read-only", Config{Default: Allow}, sandbox.ReadOnly, editTool, "deny"},
+		{"a tool no rule names under a deny default", Config{Default: Deny, Allow: []string{"read_file"}}, sandbox.WorkspaceWrite, editTool, "deny"},
+		{"a tool glob names the tool", Config{Default: Deny, Allow: []string{"github__*"}}, sandbox.WorkspaceWrite, mcpTool, "allow"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -153,7 +154,7 @@ func TestInWorkspaceProtectsAnAbsoluteConfigInside(t *testing.T) {
 	if err := os.Symlink("conf/team.toml", filepath.Join(dir, "cfg.toml")); err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(Config{Default: Allow, ConfigFiles: []string{filepath.Join(dir, "cfg.toml"), "/elsewhere/q.toml"}}, WorkspaceWrite)
+	p, err := New(Config{Default: Allow, ConfigFiles: []string{filepath.Join(dir, "cfg.toml"), "/elsewhere/q.toml"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestCheckWriteProtected(t *testing.T) {
 	if err := os.Symlink(".git", filepath.Join(dir, "gitlink")); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := New(Config{Default: Allow, Deny: []string{"write_file(secret/**)"}}, WorkspaceWrite)
+	p, _ := New(Config{Default: Allow, Deny: []string{"write_file(secret/**)"}}, sandbox.WorkspaceWrite)
 	ctx := context.Background()
 	unasked := p.CommandGate(openWorkspace(t, dir), "exec_command", Verdict{Decision: Allow}, false, nil, catalogOf(writeFile))
 	approved := p.CommandGate(openWorkspace(t, dir), "exec_command", Verdict{Decision: Ask}, true, nil, catalogOf(writeFile))
@@ -233,7 +234,7 @@ func TestReadOnlyScopeAndCallRisk(t *testing.T) {
 		{"a promise with no rating", unrated, tool.RiskLow, Deny, "deny"},
 		{"annotated read-only", readFile, tool.RiskLow, Allow, "allow"},
 	}
-	p, err := New(Config{}, ReadOnly)
+	p, err := New(Config{}, sandbox.ReadOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestCheckWriteBindsWritersOnly(t *testing.T) {
 		{"a catalogue that fails refuses", "read_file(.env)", broken, false},
 	}
 	for _, c := range cases {
-		p, err := New(Config{Default: Allow, Deny: []string{c.deny}}, WorkspaceWrite)
+		p, err := New(Config{Default: Allow, Deny: []string{c.deny}}, sandbox.WorkspaceWrite)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +277,7 @@ func TestCheckWriteBindsWritersOnly(t *testing.T) {
 			t.Errorf("%s: CheckWrite(.env) = %v", c.name, err)
 		}
 	}
-	p, err := New(Config{Default: Allow}, WorkspaceWrite)
+	p, err := New(Config{Default: Allow}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +302,7 @@ func TestDecideRatedNamesWhatVouched(t *testing.T) {
 		{"a deny default", Config{Default: Deny}, Verdict{Decision: Deny, Rule: "default = deny"}},
 		{"an allow rule", Config{Allow: []string{"exec_command"}}, Verdict{Decision: Allow, Rule: "allow: exec_command"}},
 	} {
-		p, err := New(c.cfg, WorkspaceWrite)
+		p, err := New(c.cfg, sandbox.WorkspaceWrite)
 		if err != nil {
 			t.Fatal(err)
 		}

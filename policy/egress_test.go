@@ -60,7 +60,7 @@ func TestDataDoesNotLeaveUnasked(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := New(c.cfg, WorkspaceWrite)
+			p, err := New(c.cfg, sandbox.WorkspaceWrite)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func TestDataDoesNotLeaveUnasked(t *testing.T) {
 // TestEgressOffer: a web tool whose calls may reach unlisted hosts is
 // offered as allowed with some calls asked; with "*" it is plainly allowed.
 func TestEgressOffer(t *testing.T) {
-	p, err := New(Config{}, WorkspaceWrite)
+	p, err := New(Config{}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"log"
 
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -18,7 +19,7 @@ func ExamplePolicy_Decide() {
 		Allow: []string{"exec_command(git *)", "exec_command(go test *)"},
 		Ask:   []string{"exec_command(git push *)"},
 		Deny:  []string{"exec_command(rm *)", "exec_command(git push --force *)"},
-	}, policy.WorkspaceWrite)
+	}, sandbox.WorkspaceWrite)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -41,7 +42,7 @@ import (
 func (p *Policy) CommandGate(r Resolver, toolName string, v Verdict, approved bool, classify tool.CommandClassifier,
 	catalog func(context.Context) ([]*tool.Tool, error)) tool.CommandGate {
 	return &commandGate{p: p, r: r, tool: toolName, strict: v.Decision == Allow && v.BySpecifier, approved: approved,
-		readOnly: p.scope == ReadOnly || v.ByLowRisk && !approved, classify: classify, catalog: catalog}
+		readOnly: p.scope == sandbox.ReadOnly || v.ByLowRisk && !approved, classify: classify, catalog: catalog}
 }
 
 type commandGate struct {
@@ -81,7 +82,7 @@ func (g *commandGate) CheckCommand(_ context.Context, argv []string) error {
 	}
 	if g.readOnly && !allowed && !g.readOnlyCommand(argv) {
 		why := "the call ran without approval as a read-only one, and this command is not read-only"
-		if g.p.scope == ReadOnly {
+		if g.p.scope == sandbox.ReadOnly {
 			why = "write scope read-only: only read-only commands run"
 		}
 		return g.refuse(c, why)
@@ -100,7 +101,7 @@ func (g *commandGate) readOnlyCommand(argv []string) bool {
 }
 
 func (g *commandGate) CheckWrite(ctx context.Context, p string) error {
-	if g.p.scope == ReadOnly {
+	if g.p.scope == sandbox.ReadOnly {
 		return tool.Errorf(tool.CodeToolNotAllowed, "writing %s refused: the write scope is read-only", p)
 	}
 	subjects, err := ResolveSubjects(g.r, []tool.Subject{{Kind: tool.SubjectPath, Value: p}})

@@ -29,25 +29,6 @@ func ParseDecision(s string) (Decision, error) {
 	return "", fmt.Errorf("decision %q: want allow, ask or deny", s)
 }
 
-// WriteScope bounds what tools may change.
-type WriteScope string
-
-// The write scopes.
-const (
-	ReadOnly       WriteScope = "read-only"
-	WorkspaceWrite WriteScope = "workspace-write"
-	Unrestricted   WriteScope = "unrestricted"
-)
-
-// ParseWriteScope parses a write scope name.
-func ParseWriteScope(s string) (WriteScope, error) {
-	switch w := WriteScope(s); w {
-	case ReadOnly, WorkspaceWrite, Unrestricted:
-		return w, nil
-	}
-	return "", fmt.Errorf("write scope %q: want read-only, workspace-write or unrestricted", s)
-}
-
 // Config is the [policy] section of quiver.toml.
 type Config struct {
 	Default Decision            `toml:"default"` // "" means ask
@@ -64,19 +45,19 @@ type Config struct {
 	ConfigFiles []string `toml:"-"`
 }
 
-// Policy is a compiled [Config] plus a write scope. It is immutable and safe
-// for concurrent use.
+// Policy is a compiled [Config] plus a [sandbox.WriteScope]. It is
+// immutable and safe for concurrent use.
 type Policy struct {
 	def              Decision
 	allow, ask, deny []Rule
 	tools            map[string]Decision
-	scope            WriteScope
+	scope            sandbox.WriteScope
 	protected        []protectedPath
 	network          sandbox.Network // the hosts calls may send data to unasked (egress.go)
 }
 
 // New compiles cfg. An invalid rule or decision is an error naming it.
-func New(cfg Config, scope WriteScope) (*Policy, error) {
+func New(cfg Config, scope sandbox.WriteScope) (*Policy, error) {
 	p := &Policy{def: cfg.Default, tools: map[string]Decision{}, scope: scope}
 	if p.def == "" {
 		p.def = Ask
@@ -85,9 +66,9 @@ func New(cfg Config, scope WriteScope) (*Policy, error) {
 		return nil, fmt.Errorf("policy default: %w", err)
 	}
 	if p.scope == "" {
-		p.scope = WorkspaceWrite
+		p.scope = sandbox.WorkspaceWrite
 	}
-	if _, err := ParseWriteScope(string(p.scope)); err != nil {
+	if _, err := sandbox.ParseWriteScope(string(p.scope)); err != nil {
 		return nil, err
 	}
 	for _, list := range []struct {
@@ -119,12 +100,12 @@ func New(cfg Config, scope WriteScope) (*Policy, error) {
 // AllowAll is a policy that allows every call within the workspace-write
 // scope; for tests and trusted hosts.
 func AllowAll() *Policy {
-	p, _ := New(Config{Default: Allow}, WorkspaceWrite)
+	p, _ := New(Config{Default: Allow}, sandbox.WorkspaceWrite)
 	return p
 }
 
 // WriteScope returns the policy's write scope.
-func (p *Policy) WriteScope() WriteScope { return p.scope }
+func (p *Policy) WriteScope() sandbox.WriteScope { return p.scope }
 
 // Verdict is a decision and what made it.
 type Verdict struct {
@@ -244,16 +225,5 @@ func (d *Decision) UnmarshalText(b []byte) error {
 		return err
 	}
 	*d = v
-	return nil
-}
-
-// UnmarshalText lets configuration decoders reject a bad scope where it is
-// written.
-func (w *WriteScope) UnmarshalText(b []byte) error {
-	v, err := ParseWriteScope(string(b))
-	if err != nil {
-		return err
-	}
-	*w = v
 	return nil
 }

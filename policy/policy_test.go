@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -35,7 +36,7 @@ func TestDecide(t *testing.T) {
 		Ask:     []string{"exec_command(git push *)", "edit(src/generated/**)"},
 		Deny:    []string{"exec_command(rm *)", "read_file(.env)", "web_fetch(domain:internal.example)", "exec_command(git push --force*)"},
 		Tools:   map[string]Decision{"web_fetch": Allow},
-	}, WorkspaceWrite)
+	}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestDefaults(t *testing.T) {
 		{"call risk counts, not the tool's", Ask, execTool, tool.RiskLow, Allow},
 	}
 	for _, c := range cases {
-		p, err := New(Config{Default: c.def}, WorkspaceWrite)
+		p, err := New(Config{Default: c.def}, sandbox.WorkspaceWrite)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestGateAndWriteScopes(t *testing.T) {
-	p, _ := New(Config{Default: Allow, Deny: []string{"edit"}}, ReadOnly)
+	p, _ := New(Config{Default: Allow, Deny: []string{"edit"}}, sandbox.ReadOnly)
 	if err := p.Gate(editTool); tool.CodeOf(err) != tool.CodeToolNotAllowed {
 		t.Errorf("bare deny: %v", err)
 	}
@@ -135,7 +136,7 @@ func TestGateAndWriteScopes(t *testing.T) {
 	if v := p.Decide(execTool, cmd("touch x"), tool.RiskHigh); v.Decision != Deny {
 		t.Errorf("high-risk command under read-only: %v", v)
 	}
-	ww, _ := New(Config{Default: Allow}, WorkspaceWrite)
+	ww, _ := New(Config{Default: Allow}, sandbox.WorkspaceWrite)
 	if err := ww.Gate(writer); err != nil {
 		t.Errorf("workspace-write refuses a writer: %v", err)
 	}
@@ -143,7 +144,7 @@ func TestGateAndWriteScopes(t *testing.T) {
 
 func TestCommandGate(t *testing.T) {
 	p, _ := New(Config{Allow: []string{"exec_command(git status)", "exec_command(ls *)"}, Ask: []string{"exec_command(git push *)"},
-		Deny: []string{"exec_command(rm *)", "write_file(.env)"}}, WorkspaceWrite)
+		Deny: []string{"exec_command(rm *)", "write_file(.env)"}}, sandbox.WorkspaceWrite)
 	ctx := context.Background()
 	catalog := catalogOf(execTool, writeFile)
 	strict := p.CommandGate(nil, "exec_command", Verdict{Decision: Allow, BySpecifier: true}, false, nil, catalog)
@@ -182,7 +183,7 @@ func TestCommandGate(t *testing.T) {
 	if err := lenient.CheckWrite(ctx, "out.txt"); err != nil {
 		t.Errorf("a redirect into an ordinary file: %v", err)
 	}
-	ro, _ := New(Config{Default: Allow}, ReadOnly)
+	ro, _ := New(Config{Default: Allow}, sandbox.ReadOnly)
 	roGate := ro.CommandGate(nil, "exec_command", Verdict{Decision: Allow}, false, func(argv []string) (bool, string) { return argv[0] == "ls", "" }, nil)
 	if roGate.CheckCommand(ctx, []string{"ls"}) != nil || roGate.CheckCommand(ctx, []string{"touch", "x"}) == nil || roGate.CheckWrite(ctx, "x") == nil {
 		t.Error("read-only gate: ls must run, touch and writes must not")
@@ -197,7 +198,7 @@ func TestBadConfig(t *testing.T) {
 		{Ask: []string{"edit()"}},
 		{Tools: map[string]Decision{"x": "sometimes"}},
 	} {
-		if _, err := New(cfg, WorkspaceWrite); err == nil {
+		if _, err := New(cfg, sandbox.WorkspaceWrite); err == nil {
 			t.Errorf("New(%+v) accepted", cfg)
 		}
 	}

@@ -113,11 +113,7 @@ func (p *Policy) ProtectedPaths() []string {
 // servers', quiver-models' and `quiver sandbox`'s all come from here, so
 // no process gets fewer protected or masked paths than another.
 func (p *Policy) Sandbox(workspace string, cfg sandbox.Config) (*sandbox.Profile, error) {
-	mode, err := sandbox.ParseWriteScope(string(p.scope))
-	if err != nil {
-		return nil, err
-	}
-	box, err := sandbox.New(mode, workspace, cfg, p.ProtectedPaths())
+	box, err := sandbox.New(p.scope, workspace, cfg, p.ProtectedPaths())
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 
 func TestProtectedPaths(t *testing.T) {
 	p, err := New(Config{ConfigFiles: []string{"/etc/quiver/team.toml", "./conf/quiver.toml"},
-		Protected: []string{"secrets/**", "deploy/", "Makefile", "./ci/*.yml"}}, WorkspaceWrite)
+		Protected: []string{"secrets/**", "deploy/", "Makefile", "./ci/*.yml"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestProtectedPaths(t *testing.T) {
 
 func TestBadProtectedPaths(t *testing.T) {
 	for _, bad := range []string{"", " ", ".", "./", "**", "/", "..", "../x", "a/../../x", "[x"} {
-		if _, err := New(Config{Protected: []string{bad}}, WorkspaceWrite); err == nil {
+		if _, err := New(Config{Protected: []string{bad}}, sandbox.WorkspaceWrite); err == nil {
 			t.Errorf("protected %q accepted", bad)
 		}
 	}
@@ -34,7 +34,7 @@ func TestBadProtectedPaths(t *testing.T) {
 // toolkit's, MCP servers', quiver-models') masks what the policy denies
 // to read_file, so no process started for Quiver reads it.
 func TestSandboxMasksReadDenied(t *testing.T) {
-	p, err := New(Config{Deny: []string{"read_file(.env)", "read_file(keys/**)", "*(secrets)", "write_file(out)", "web_fetch(domain:x.example)"}}, WorkspaceWrite)
+	p, err := New(Config{Deny: []string{"read_file(.env)", "read_file(keys/**)", "*(secrets)", "write_file(out)", "web_fetch(domain:x.example)"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}

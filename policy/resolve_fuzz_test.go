@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -73,11 +74,11 @@ func kernelPath(root, rel string) (string, bool) {
 // without a question.
 func FuzzResolvedRules(f *testing.F) {
 	ws, root := fuzzTree(f)
-	secrets, err := policy.New(policy.Config{Default: policy.Allow, Deny: []string{"read_file(.env)"}}, policy.WorkspaceWrite)
+	secrets, err := policy.New(policy.Config{Default: policy.Allow, Deny: []string{"read_file(.env)"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		f.Fatal(err)
 	}
-	srcOnly, err := policy.New(policy.Config{Default: policy.Deny, Allow: []string{"write_file(src/**)"}}, policy.WorkspaceWrite)
+	srcOnly, err := policy.New(policy.Config{Default: policy.Deny, Allow: []string{"write_file(src/**)"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -86,7 +87,7 @@ func TestAbsoluteRulesMeanTheirRelativeForm(t *testing.T) {
 func bindTo(t *testing.T, spec string, ws Resolver) *Policy {
 	t.Helper()
 	p, err := New(Config{Default: Deny, Deny: []string{"read_file(" + spec + ")"}, Ask: []string{"write_file(" + spec + ")"},
-		Allow: []string{"edit(" + spec + ")", "write_file(**)"}}, WorkspaceWrite)
+		Allow: []string{"edit(" + spec + ")", "write_file(**)"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,11 +118,11 @@ func FuzzAbsoluteRule(f *testing.F) {
 			c == "." || c == ".." || strings.HasPrefix(c, "../") || strings.ContainsAny(g, "()\x00") || filepath.IsAbs(p) {
 			return
 		}
-		rel, err := New(Config{Deny: []string{"read_file(" + g + ")"}}, WorkspaceWrite)
+		rel, err := New(Config{Deny: []string{"read_file(" + g + ")"}}, sandbox.WorkspaceWrite)
 		if err != nil {
 			return
 		}
-		abs, err := New(Config{Deny: []string{"read_file(" + ws.Dir() + "/" + g + ")"}}, WorkspaceWrite)
+		abs, err := New(Config{Deny: []string{"read_file(" + ws.Dir() + "/" + g + ")"}}, sandbox.WorkspaceWrite)
 		if err != nil {
 			t.Fatalf("the absolute form of %q does not parse: %v", g, err)
 		}

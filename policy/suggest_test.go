@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -22,7 +23,7 @@ func argvSubject(argv ...string) []tool.Subject {
 func passesWith(t testing.TB, cfg Config, tl *tool.Tool, subjects []tool.Subject, rules []string) Decision {
 	t.Helper()
 	cfg.Allow = append(append([]string(nil), cfg.Allow...), rules...)
-	p, err := New(cfg, WorkspaceWrite)
+	p, err := New(cfg, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatalf("the suggested rules %q do not load: %v", rules, err)
 	}
@@ -77,7 +78,7 @@ func TestSuggestCoversTheWholeCall(t *testing.T) {
 		{"custom: a glob in a value", base, customTool, argvSubject("ls", "src/*.go"), true, nil, "echo_it(ls *)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := New(c.cfg, WorkspaceWrite)
+			p, err := New(c.cfg, sandbox.WorkspaceWrite)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +108,7 @@ func TestSuggestCoversTheWholeCall(t *testing.T) {
 // TestSuggestProtectedPath: a write to a protected path asks whatever the
 // rules say, so nothing is suggested, and the why names the path.
 func TestSuggestProtectedPath(t *testing.T) {
-	p, err := New(Config{Default: Ask, Allow: []string{"edit"}}, WorkspaceWrite)
+	p, err := New(Config{Default: Ask, Allow: []string{"edit"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func FuzzSuggest(f *testing.F) {
 		f.Add(seed)
 	}
 	cfg := Config{Default: Ask, Ask: []string{"exec_command(git push *)"}, Deny: []string{"exec_command(rm *)"}}
-	p, err := New(cfg, WorkspaceWrite)
+	p, err := New(cfg, sandbox.WorkspaceWrite)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func FuzzSuggestArgv(f *testing.F) {
 	f.Add("", "")
 	f.Add("--out=*", "`id`")
 	cfg := Config{Default: Ask}
-	p, err := New(cfg, WorkspaceWrite)
+	p, err := New(cfg, sandbox.WorkspaceWrite)
 	if err != nil {
 		f.Fatal(err)
 	}

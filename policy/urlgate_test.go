@@ -62,7 +62,7 @@ func TestURLGate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := New(tt.cfg, WorkspaceWrite)
+			p, err := New(tt.cfg, sandbox.WorkspaceWrite)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/schema"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
@@ -264,7 +265,7 @@ func TestApplyPatchPolicyMatchesEveryPath(t *testing.T) {
 			os.WriteFile(filepath.Join(root, "src", "a.txt"), []byte("a\n"), 0o644)
 			os.WriteFile(filepath.Join(root, "public.txt"), []byte("p\n"), 0o644)
 			before := fileTree(t, root)
-			pol, err := policy.New(tt.cfg, policy.WorkspaceWrite)
+			pol, err := policy.New(tt.cfg, sandbox.WorkspaceWrite)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
 )
@@ -23,11 +24,11 @@ import (
 // execToolkit is a toolkit on a fresh git repository holding x/keep.
 func execToolkit(t *testing.T, cfg policy.Config, opts ...quiver.Option) (*quiver.Toolkit, string) {
 	t.Helper()
-	return execToolkitScope(t, cfg, policy.WorkspaceWrite, opts...)
+	return execToolkitScope(t, cfg, sandbox.WorkspaceWrite, opts...)
 }
 
 // execToolkitScope is execToolkit under the write scope scope.
-func execToolkitScope(t *testing.T, cfg policy.Config, scope policy.WriteScope, opts ...quiver.Option) (*quiver.Toolkit, string) {
+func execToolkitScope(t *testing.T, cfg policy.Config, scope sandbox.WriteScope, opts ...quiver.Option) (*quiver.Toolkit, string) {
 	t.Helper()
 	dir := t.TempDir()
 	cmd := exec.Command("git", "init", "-q", "-b", "main")
@@ -180,7 +181,7 @@ func TestExecJobsEndWithTheToolkit(t *testing.T) {
 // call let through as low-risk runs confined read-only, in either scope.
 func TestLowRiskCommandsDecideCalls(t *testing.T) {
 	makefile := "all:\n\t@echo made\nwrite:\n\ttouch built\n"
-	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly} {
+	for _, scope := range []sandbox.WriteScope{sandbox.WorkspaceWrite, sandbox.ReadOnly} {
 		t.Run(string(scope), func(t *testing.T) {
 			var rec audit.Memory
 			tk, dir := execToolkitScope(t, policy.Config{}, scope,

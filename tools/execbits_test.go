@@ -16,6 +16,7 @@ import (
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/script"
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 const hookBody = "#!/bin/sh\n# quiver: description Counts.\necho counted\n"
@@ -172,7 +173,7 @@ func writeExecutable(t *testing.T, root, rel, body string) {
 // call: what the breaches needed was one approved write.
 func approvingToolkit(t *testing.T, root string, opts ...quiver.Option) *quiver.Toolkit {
 	t.Helper()
-	pol, err := policy.New(policy.Config{}, policy.WorkspaceWrite)
+	pol, err := policy.New(policy.Config{}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -308,7 +309,7 @@ func TestGitStatusSummaryHidesDeniedPaths(t *testing.T) {
 		}
 	}
 
-	pol, err := policy.New(policy.Config{Deny: []string{"read_file(.env)", "read_file(keys/**)", "read_file(**/customer-*.txt)"}}, policy.WorkspaceWrite)
+	pol, err := policy.New(policy.Config{Deny: []string{"read_file(.env)", "read_file(keys/**)", "read_file(**/customer-*.txt)"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
 )
@@ -35,7 +36,7 @@ func TestWebToolsThroughToolkit(t *testing.T) {
 	defer srv.Close()
 	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
 
-	pol, err := policy.New(policy.Config{Default: policy.Allow, Deny: []string{"web_fetch(domain:localhost)"}}, policy.WorkspaceWrite)
+	pol, err := policy.New(policy.Config{Default: policy.Allow, Deny: []string{"web_fetch(domain:localhost)"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func TestDataDoesNotLeaveUnasked(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sink := &audit.Memory{}
-			pol, err := policy.New(policy.Config{}, policy.WorkspaceWrite) // the default policy
+			pol, err := policy.New(policy.Config{}, sandbox.WorkspaceWrite) // the default policy
 			if err != nil {
 				t.Fatal(err)
 			}

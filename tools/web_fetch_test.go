@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tool/tooltest"
 )
@@ -497,7 +498,7 @@ func FuzzCheckRedirect(f *testing.F) {
 		"http://[::ffff:a9fe:a9fe]/", "https://blocked.example%2e/", "http://blocked%2eexample/", "http://0x7f.1/"} {
 		f.Add(s)
 	}
-	pol, err := policy.New(policy.Config{Default: policy.Allow, Deny: []string{"web_fetch(domain:blocked.example)"}}, policy.WorkspaceWrite)
+	pol, err := policy.New(policy.Config{Default: policy.Allow, Deny: []string{"web_fetch(domain:blocked.example)"}}, sandbox.WorkspaceWrite)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/builtin"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
 )
@@ -66,7 +67,7 @@ func (s *redirectServer) served(path string) bool {
 // loopback, as the red-team reproducer ran it.
 func webToolkit(t *testing.T, cfg policy.Config, approver policy.Approver) *quiver.Toolkit {
 	t.Helper()
-	pol, err := policy.New(cfg, policy.WorkspaceWrite)
+	pol, err := policy.New(cfg, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}

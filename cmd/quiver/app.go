@@ -19,6 +19,7 @@ import (
 	"github.com/quiverkit/quiver/provider/cli"
 	mcpprovider "github.com/quiverkit/quiver/provider/mcp"
 	"github.com/quiverkit/quiver/provider/script"
+	"github.com/quiverkit/quiver/sandbox"
 )
 
 // globalFlags are the flags every command shares.
@@ -126,11 +127,11 @@ func (a *app) toolkitOptions(cfg *config.Config) ([]quiver.Option, error) {
 }
 
 // writeScope is the --write-scope flag, else the configuration's scope.
-func (a *app) writeScope(cfg *config.Config) (policy.WriteScope, error) {
+func (a *app) writeScope(cfg *config.Config) (sandbox.WriteScope, error) {
 	if a.flags.writeScope == "" {
 		return cfg.Workspace.WriteScope.WriteScope, nil
 	}
-	s, err := policy.ParseWriteScope(a.flags.writeScope)
+	s, err := sandbox.ParseWriteScope(a.flags.writeScope)
 	if err != nil {
 		return "", fmt.Errorf("--write-scope: %w", err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/internal/visible"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"golang.org/x/term"
 )
@@ -171,7 +172,7 @@ func (s *SessionRules) allow(rules ...string) {
 	for _, r := range rules {
 		s.rules[r] = true
 	}
-	p, err := policy.New(policy.Config{Default: policy.Deny, Allow: slices.Sorted(maps.Keys(s.rules))}, policy.Unrestricted)
+	p, err := policy.New(policy.Config{Default: policy.Deny, Allow: slices.Sorted(maps.Keys(s.rules))}, sandbox.Unrestricted)
 	if err != nil { // a rule the policy cannot read allows nothing
 		for _, r := range rules {
 			delete(s.rules, r)

@@ -21,6 +21,7 @@ import (
 	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/custom"
 	"github.com/quiverkit/quiver/provider/providertest"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -33,7 +34,7 @@ func toolkit(t *testing.T, defs []config.Custom, allow ...string) (*quiver.Toolk
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol, err := policy.New(policy.Config{Default: policy.Deny, Allow: allow}, policy.WorkspaceWrite)
+	pol, err := policy.New(policy.Config{Default: policy.Deny, Allow: allow}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +279,7 @@ func BenchmarkInvokeCustom(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pol, _ := policy.New(policy.Config{Default: policy.Deny, Allow: []string{"say(echo *)"}}, policy.WorkspaceWrite)
+	pol, _ := policy.New(policy.Config{Default: policy.Deny, Allow: []string{"say(echo *)"}}, sandbox.WorkspaceWrite)
 	tk, err := quiver.New(quiver.WithRoot(b.TempDir()), builtin.Standard(), quiver.WithPolicy(pol), quiver.WithProvider(p))
 	if err != nil {
 		b.Fatal(err)

@@ -39,7 +39,7 @@ var gitTools = []config.Custom{
 }
 
 // gitToolkit serves gitTools in ws under scope, every call allowed.
-func gitToolkit(t *testing.T, ws string, scope policy.WriteScope) *quiver.Toolkit {
+func gitToolkit(t *testing.T, ws string, scope sandbox.WriteScope) *quiver.Toolkit {
 	t.Helper()
 	p, err := custom.New(gitTools, custom.Options{})
 	if err != nil {
@@ -78,7 +78,7 @@ func TestGitMetadataHoldsForCustomTools(t *testing.T) {
 		t.Fatalf("this machine must support the sandbox: %v", err)
 	}
 	escapes := sandboxtest.LoadEscapes(t, "../../testdata/escapes.txt")
-	for _, scope := range []policy.WriteScope{policy.WorkspaceWrite, policy.ReadOnly} {
+	for _, scope := range []sandbox.WriteScope{sandbox.WorkspaceWrite, sandbox.ReadOnly} {
 		t.Run(string(scope), func(t *testing.T) {
 			t.Parallel()
 			w := sandboxtest.NewWatch(t)
@@ -91,7 +91,7 @@ func TestGitMetadataHoldsForCustomTools(t *testing.T) {
 					tool string
 					args map[string]any
 				}{{"git_alias", map[string]any{"alias": "alias.attack=!" + line}}}
-				if scope == policy.WorkspaceWrite { // read-only, it writes nothing
+				if scope == sandbox.WorkspaceWrite { // read-only, it writes nothing
 					calls = append(calls, calls[0])
 					calls[1].tool, calls[1].args = "shell", map[string]any{"line": line}
 				}
@@ -131,7 +131,7 @@ func TestCustomToolGitGetsGitsProfile(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("changed\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if out, err := invoke(t, gitToolkit(t, ws, policy.WorkspaceWrite), "git_commit", map[string]any{"message": "by a tool"}); err != nil || !strings.HasPrefix(out, "exit_code: 0\n") {
+		if out, err := invoke(t, gitToolkit(t, ws, sandbox.WorkspaceWrite), "git_commit", map[string]any{"message": "by a tool"}); err != nil || !strings.HasPrefix(out, "exit_code: 0\n") {
 			t.Fatalf("git commit: %v\n%s", err, out)
 		}
 		if got := userGit(t, ws, "log", "-1", "--format=%s"); got != "by a tool\n" {
@@ -140,7 +140,7 @@ func TestCustomToolGitGetsGitsProfile(t *testing.T) {
 	})
 	t.Run("commondir", func(t *testing.T) {
 		ws := w.Workspace(t, sandboxtest.Escape{Class: sandboxtest.ClassGitMetadata})
-		out, err := invoke(t, gitToolkit(t, ws, policy.WorkspaceWrite), "git_alias", map[string]any{"alias": "alias.attack=!echo ../evil.git > .git/commondir"})
+		out, err := invoke(t, gitToolkit(t, ws, sandbox.WorkspaceWrite), "git_alias", map[string]any{"alias": "alias.attack=!echo ../evil.git > .git/commondir"})
 		refused(t, out, err)
 		if _, err := os.Lstat(filepath.Join(ws, ".git/commondir")); err == nil {
 			t.Error(".git/commondir is left")
@@ -150,7 +150,7 @@ func TestCustomToolGitGetsGitsProfile(t *testing.T) {
 		ws := w.Workspace(t, sandboxtest.Escape{Class: sandboxtest.ClassGitMetadata})
 		userGit(t, ws, "init", "-q", "nest")
 		userGit(t, ws, "-C", "nest", "-c", "user.name=a", "-c", "user.email=b@c", "commit", "-q", "--allow-empty", "-m", "x")
-		out, err := invoke(t, gitToolkit(t, ws, policy.WorkspaceWrite), "git_add", map[string]any{"path": "nest"})
+		out, err := invoke(t, gitToolkit(t, ws, sandbox.WorkspaceWrite), "git_add", map[string]any{"path": "nest"})
 		refused(t, out, err)
 		if staged := userGit(t, ws, "ls-files", "-s", "nest"); staged != "" {
 			t.Errorf("the index holds %q", staged)
@@ -158,7 +158,7 @@ func TestCustomToolGitGetsGitsProfile(t *testing.T) {
 	})
 	t.Run("read-only git diff", func(t *testing.T) {
 		ws := w.Workspace(t, sandboxtest.Escape{Class: sandboxtest.ClassGitMetadata})
-		out, err := invoke(t, gitToolkit(t, ws, policy.ReadOnly), "git_diff", map[string]any{})
+		out, err := invoke(t, gitToolkit(t, ws, sandbox.ReadOnly), "git_diff", map[string]any{})
 		if err != nil {
 			t.Fatal(err)
 		}

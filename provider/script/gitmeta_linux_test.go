@@ -42,7 +42,7 @@ func TestGitMetadataHoldsForScripts(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "attack"), []byte(header+body+"\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			pol, err := policy.New(policy.Config{Default: policy.Allow}, policy.WorkspaceWrite)
+			pol, err := policy.New(policy.Config{Default: policy.Allow}, sandbox.WorkspaceWrite)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/script"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -34,19 +35,19 @@ func TestAScriptCannotLowerItsOwnRisk(t *testing.T) {
 		header  string // the script's own risk line
 		link    bool   // the script is a symbolic link to a file elsewhere in the workspace
 		lowRisk []string
-		scope   policy.WriteScope
+		scope   sandbox.WriteScope
 		want    tool.Risk
 		code    tool.Code // "" when the call runs
 	}{
-		{"risk low in its header asks all the same", "low", false, nil, policy.WorkspaceWrite, tool.RiskHigh, tool.CodeApprovalDenied},
-		{"and under read-only it is refused outright", "low", false, nil, policy.ReadOnly, tool.RiskHigh, tool.CodeToolNotAllowed},
-		{"no risk line is high risk", "", false, nil, policy.WorkspaceWrite, tool.RiskHigh, tool.CodeApprovalDenied},
-		{"the operator's low_risk lowers it", "", false, []string{"mark"}, policy.WorkspaceWrite, tool.RiskLow, ""},
-		{"with its own risk low too", "low", false, []string{"mark"}, policy.WorkspaceWrite, tool.RiskLow, ""},
-		{"an operator-lowered script runs under read-only (in the read-only sandbox)", "", false, []string{"mark"}, policy.ReadOnly, tool.RiskLow, ""},
-		{"its own risk high wins over low_risk", "high", false, []string{"mark"}, policy.WorkspaceWrite, tool.RiskHigh, tool.CodeApprovalDenied},
-		{"low_risk names tools, not other scripts", "", false, []string{"other"}, policy.WorkspaceWrite, tool.RiskHigh, tool.CodeApprovalDenied},
-		{"a symbolic link stays high risk: its content is elsewhere", "", true, []string{"mark"}, policy.WorkspaceWrite, tool.RiskHigh, tool.CodeApprovalDenied},
+		{"risk low in its header asks all the same", "low", false, nil, sandbox.WorkspaceWrite, tool.RiskHigh, tool.CodeApprovalDenied},
+		{"and under read-only it is refused outright", "low", false, nil, sandbox.ReadOnly, tool.RiskHigh, tool.CodeToolNotAllowed},
+		{"no risk line is high risk", "", false, nil, sandbox.WorkspaceWrite, tool.RiskHigh, tool.CodeApprovalDenied},
+		{"the operator's low_risk lowers it", "", false, []string{"mark"}, sandbox.WorkspaceWrite, tool.RiskLow, ""},
+		{"with its own risk low too", "low", false, []string{"mark"}, sandbox.WorkspaceWrite, tool.RiskLow, ""},
+		{"an operator-lowered script runs under read-only (in the read-only sandbox)", "", false, []string{"mark"}, sandbox.ReadOnly, tool.RiskLow, ""},
+		{"its own risk high wins over low_risk", "high", false, []string{"mark"}, sandbox.WorkspaceWrite, tool.RiskHigh, tool.CodeApprovalDenied},
+		{"low_risk names tools, not other scripts", "", false, []string{"other"}, sandbox.WorkspaceWrite, tool.RiskHigh, tool.CodeApprovalDenied},
+		{"a symbolic link stays high risk: its content is elsewhere", "", true, []string{"mark"}, sandbox.WorkspaceWrite, tool.RiskHigh, tool.CodeApprovalDenied},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/providertest"
 	"github.com/quiverkit/quiver/provider/script"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -39,7 +40,7 @@ func scripts(t *testing.T, files map[string]string, modes map[string]os.FileMode
 		}
 	}
 	p := script.New(script.Options{Dir: dir})
-	pol, err := policy.New(policy.Config{Default: policy.Allow}, policy.WorkspaceWrite)
+	pol, err := policy.New(policy.Config{Default: policy.Allow}, sandbox.WorkspaceWrite)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,14 +38,14 @@ func TestPinnedScriptRunsWhatWasHashed(t *testing.T) {
 	}
 	type scope struct {
 		name  string
-		write policy.WriteScope
+		write sandbox.WriteScope
 		box   sandbox.Config
 	}
 	for _, sc := range []scope{
-		{"workspace-write", policy.WorkspaceWrite, sandbox.Config{}},
-		{"workspace-write, reading the workspace", policy.WorkspaceWrite, sandbox.Config{Read: sandbox.ReadScope{Workspace: true}}},
-		{"read-only", policy.ReadOnly, sandbox.Config{}},
-		{"unrestricted", policy.Unrestricted, sandbox.Config{}},
+		{"workspace-write", sandbox.WorkspaceWrite, sandbox.Config{}},
+		{"workspace-write, reading the workspace", sandbox.WorkspaceWrite, sandbox.Config{Read: sandbox.ReadScope{Workspace: true}}},
+		{"read-only", sandbox.ReadOnly, sandbox.Config{}},
+		{"unrestricted", sandbox.Unrestricted, sandbox.Config{}},
 	} {
 		for lang, body := range bodies {
 			for swapName, swap := range swaps {
