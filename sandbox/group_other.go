@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"os/exec"
 	"sync"
 )
 
@@ -34,26 +35,11 @@ func newGroup(ctx context.Context, profile *Profile, _ bool) (*Group, error) {
 	return g, nil
 }
 
-func (g *Group) start(p *Process) error {
-	cmd, err := p.build()
-	if err != nil {
-		return err
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return ErrGroupClosed
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	p.cmd = cmd
-	if g.running == nil {
-		g.running = map[*Process]bool{}
-	}
-	g.running[p] = true
-	return nil
-}
+// prepare does nothing: there are no process groups to join here.
+func (g *Group) prepare(*Process, *exec.Cmd) {}
+
+// started does nothing: the group kills what it started one by one.
+func (g *Group) started(*Process) {}
 
 func (g *Group) wait(p *Process) error {
 	err := p.cmd.Wait()

@@ -85,17 +85,9 @@ func newGroup(ctx context.Context, profile *Profile, shared bool) (*Group, error
 	return g, nil
 }
 
-// start starts p in the group.
-func (g *Group) start(p *Process) error {
-	cmd, err := p.build()
-	if err != nil {
-		return err
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return ErrGroupClosed
-	}
+// prepare puts cmd, p's command, in the group's process group (one of its
+// own if none exists yet), unless p is interactive. The caller holds g.mu.
+func (g *Group) prepare(p *Process, cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -106,19 +98,16 @@ func (g *Group) start(p *Process) error {
 			cmd.SysProcAttr.Pgid = 0 // see Group: a namespace's init leads its own
 		}
 	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	p.cmd = cmd
-	pid := cmd.Process.Pid
-	if g.running == nil {
-		g.running = map[*Process]bool{}
-	}
-	g.running[p] = true
+}
+
+// started records the process group p, just started, leads: the group's
+// (see Group) or its own. The caller holds g.mu.
+func (g *Group) started(p *Process) {
+	pid := p.cmd.Process.Pid
 	switch {
 	case p.Interactive:
-	case cmd.SysProcAttr.Pgid != 0:
-	case canLead && g.shared && g.pgid == 0 && allFiles(cmd):
+	case p.cmd.SysProcAttr.Pgid != 0:
+	case canLead && g.shared && g.pgid == 0 && allFiles(p.cmd):
 		g.pgid, g.leader, p.leader = pid, p, true
 	default:
 		if g.own == nil {
@@ -126,7 +115,6 @@ func (g *Group) start(p *Process) error {
 		}
 		g.own[pid] = true
 	}
-	return nil
 }
 
 // wait waits for p: a leader without reaping it; any other process by

@@ -376,3 +376,29 @@ func (g *Group) Command(name string, args ...string) *Process {
 	p.group, p.Profile = g, g.profile
 	return p
 }
+
+// start starts p in the group, unless the group was killed: the platform
+// prepares the command (prepare) and records what it started (started),
+// both under the group's lock, so that a Kill sees every process started.
+func (g *Group) start(p *Process) error {
+	cmd, err := p.build()
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return ErrGroupClosed
+	}
+	g.prepare(p, cmd)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	p.cmd = cmd
+	if g.running == nil {
+		g.running = map[*Process]bool{}
+	}
+	g.running[p] = true
+	g.started(p)
+	return nil
+}
