@@ -18,7 +18,7 @@ var defaultRedactor = audit.NewRedactor()
 // arguments, environment entries and options so named never reach an audit
 // record ([audit] redact in quiver.toml). The defaults always apply.
 func WithAuditRedact(names ...string) Option {
-	return func(tk *Toolkit) error { tk.redactor = audit.NewRedactor(names...); return nil }
+	return func(tk *Toolkit) { tk.redactor = audit.NewRedactor(names...) }
 }
 
 func (tk *Toolkit) auditRedactor() *audit.Redactor {

@@ -29,9 +29,8 @@ type cacheConfig struct {
 // same budget is given to them under [outputcache.BudgetKey]: exec_command,
 // exec_output and exec_kill trim a command's output to it as it streams.
 func WithOutputCache(store outputcache.Store, budget outputcache.Budget) Option {
-	return func(tk *Toolkit) error {
+	return func(tk *Toolkit) {
 		tk.outputStore, tk.outputBudget, tk.outputSet = store, budget, true
-		return nil
 	}
 }
 

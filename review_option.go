@@ -9,5 +9,5 @@ import "github.com/quiverkit/quiver/policy"
 // must then refuse what it cannot decide itself, as the default
 // approve.Deny would. Give it after the WithApprover it wraps.
 func WithApproverWrapped(wrap func(inner policy.Approver) policy.Approver) Option {
-	return func(tk *Toolkit) error { tk.approver = wrap(tk.approver); return nil }
+	return func(tk *Toolkit) { tk.approver = wrap(tk.approver) }
 }

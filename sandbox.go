@@ -12,7 +12,7 @@ import (
 // all for a host that isolates Quiver itself. Without it every process runs
 // under the profile of the write scope, network off.
 func WithSandbox(cfg sandbox.Config) Option {
-	return func(tk *Toolkit) error { tk.boxConfig = cfg; return nil }
+	return func(tk *Toolkit) { tk.boxConfig = cfg }
 }
 
 // Sandbox returns the profile of the toolkit's write scope: what a process

@@ -59,45 +59,45 @@ type Toolkit struct {
 }
 
 // Option configures a [Toolkit].
-type Option func(*Toolkit) error
+type Option func(*Toolkit)
 
 // WithRoot opens dir as the workspace (default: the current directory).
 func WithRoot(dir string) Option {
-	return func(tk *Toolkit) error { tk.root = dir; return nil }
+	return func(tk *Toolkit) { tk.root = dir }
 }
 
 // WithWorkspace uses an already open workspace; the toolkit does not close it.
 func WithWorkspace(ws *workspace.Workspace) Option {
-	return func(tk *Toolkit) error { tk.ws = ws; return nil }
+	return func(tk *Toolkit) { tk.ws = ws }
 }
 
 // WithPolicy sets the policy (default: ask for high-risk calls, allow
 // low-risk ones, workspace-write scope).
 func WithPolicy(p *policy.Policy) Option {
-	return func(tk *Toolkit) error { tk.policy = p; return nil }
+	return func(tk *Toolkit) { tk.policy = p }
 }
 
 // WithApprover sets who decides calls the policy refers to a person (default
 // approve.Deny: nothing is approved unless the host says how, and the
 // refusal names this option).
 func WithApprover(a policy.Approver) Option {
-	return func(tk *Toolkit) error { tk.approver = a; return nil }
+	return func(tk *Toolkit) { tk.approver = a }
 }
 
 // WithAudit sends one record per call to sink.
 func WithAudit(sink audit.Sink) Option {
-	return func(tk *Toolkit) error { tk.audit = sink; return nil }
+	return func(tk *Toolkit) { tk.audit = sink }
 }
 
 // WithLogger sets the logger tools and the pipeline log to (default: discard).
 func WithLogger(l *slog.Logger) Option {
-	return func(tk *Toolkit) error { tk.logger = l; return nil }
+	return func(tk *Toolkit) { tk.logger = l }
 }
 
 // WithTimeout bounds every call's execution (default: none beyond the
 // caller's context and the tools' own limits).
 func WithTimeout(d time.Duration) Option {
-	return func(tk *Toolkit) error { tk.timeout = d; return nil }
+	return func(tk *Toolkit) { tk.timeout = d }
 }
 
 // WithProvider adds a tool provider at its own priority.
@@ -109,9 +109,8 @@ func WithProvider(p provider.Provider) Option {
 // highest that offers a name serves it): for a host that lets its operator
 // order the sources, as quiver.toml's [tools] providers does.
 func WithProviderAt(p provider.Provider, priority int) Option {
-	return func(tk *Toolkit) error {
+	return func(tk *Toolkit) {
 		tk.providers = append(tk.providers, rankedProvider{p, priority})
-		return nil
 	}
 }
 
@@ -125,12 +124,12 @@ type rankedProvider struct {
 // (aliases followed), as if no other provider were there: for comparing
 // backends (quiver call --provider). "" leaves every provider in.
 func WithOnlyProvider(id string) Option {
-	return func(tk *Toolkit) error { tk.onlyProvider = id; return nil }
+	return func(tk *Toolkit) { tk.onlyProvider = id }
 }
 
 // WithAlias adds an alias.
 func WithAlias(a provider.Alias) Option {
-	return func(tk *Toolkit) error { tk.aliases = append(tk.aliases, a); return nil }
+	return func(tk *Toolkit) { tk.aliases = append(tk.aliases, a) }
 }
 
 // WithTools adds tools of the host's own, served by a provider with ID "host"
@@ -143,12 +142,11 @@ func WithTools(tools ...*tool.Tool) Option {
 // WithOverride replaces the dependency with key ID id by factory, for every
 // call.
 func WithOverride(id string, factory tool.Factory) Option {
-	return func(tk *Toolkit) error {
+	return func(tk *Toolkit) {
 		if tk.overrides == nil {
 			tk.overrides = map[string]tool.Factory{}
 		}
 		tk.overrides[id] = factory
-		return nil
 	}
 }
 
@@ -186,9 +184,7 @@ func (tk *Toolkit) classifier() tool.CommandClassifier {
 func New(opts ...Option) (*Toolkit, error) {
 	tk := &Toolkit{}
 	for _, o := range opts {
-		if err := o(tk); err != nil {
-			return nil, err
-		}
+		o(tk)
 	}
 	if err := tk.setDefaults(); err != nil {
 		return nil, err

@@ -41,13 +41,10 @@ func StandardAt(priority int) quiver.Option {
 	for _, a := range Aliases() {
 		opts = append(opts, quiver.WithAlias(a))
 	}
-	return func(tk *quiver.Toolkit) error {
+	return func(tk *quiver.Toolkit) {
 		for _, o := range opts {
-			if err := o(tk); err != nil {
-				return err
-			}
+			o(tk)
 		}
-		return nil
 	}
 }
 
