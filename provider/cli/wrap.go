@@ -9,7 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/quiverkit/quiver/internal/shell"
-	"github.com/quiverkit/quiver/provider/custom"
+	"github.com/quiverkit/quiver/provider/command"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
@@ -115,7 +115,7 @@ func (w *wrapped) execute(ctx context.Context, tc tool.Context, args json.RawMes
 	if err != nil {
 		return tool.Result{}, sandbox.ToolError(err)
 	}
-	out, err := custom.Run(ctx, custom.Process{Argv: argv, Dir: ws.Dir(), Env: w.env, Timeout: w.opts.Timeout,
+	out, err := command.Run(ctx, command.Process{Argv: argv, Dir: ws.Dir(), Env: w.env, Timeout: w.opts.Timeout,
 		Combined: true, Sandbox: box})
 	switch {
 	case ctx.Err() != nil:
@@ -125,7 +125,5 @@ func (w *wrapped) execute(ctx context.Context, tc tool.Context, args json.RawMes
 	case out.TimedOut:
 		return tool.Result{}, tool.Errorf(tool.CodeTimeout, "%s did not finish within %s; its process group was killed", w.name, w.opts.Timeout)
 	}
-	text := custom.Text(out.Stdout)
-	return tool.Result{Parts: []tool.Part{{Type: tool.PartText, Text: fmt.Sprintf("exit_code: %d\n%s", out.ExitCode, text)}},
-		Output: custom.Output{ExitCode: out.ExitCode, Command: shell.Join(argv), Output: text}}, nil
+	return command.Result(argv, out), nil
 }

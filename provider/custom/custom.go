@@ -17,6 +17,7 @@ import (
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/provider"
+	"github.com/quiverkit/quiver/provider/command"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
@@ -271,7 +272,7 @@ func (d *def) execute(ctx context.Context, tc tool.Context, args json.RawMessage
 		}
 		dir = filepath.Join(dir, d.Workdir)
 	}
-	out, err := Run(ctx, Process{Argv: argv, Dir: dir, Env: d.env, Timeout: d.timeout, Combined: true, Sandbox: box})
+	out, err := command.Run(ctx, command.Process{Argv: argv, Dir: dir, Env: d.env, Timeout: d.timeout, Combined: true, Sandbox: box})
 	switch {
 	case ctx.Err() != nil:
 		return tool.Result{}, tool.Errorf(tool.CodeCancelled, "%s was cancelled; its process group was killed", d.Name)
@@ -279,17 +280,9 @@ func (d *def) execute(ctx context.Context, tc tool.Context, args json.RawMessage
 		return tool.Result{}, sandbox.ToolError(err)
 	case out.TimedOut:
 		return tool.Result{}, tool.Errorf(tool.CodeTimeout, "%s did not finish within %s; its process group was killed. Output so far:\n%s",
-			d.Name, d.timeout, tailOf(Text(out.Stdout), 4096))
+			d.Name, d.timeout, tailOf(command.Text(out.Stdout), 4096))
 	}
-	return tool.Result{Parts: []tool.Part{{Type: tool.PartText, Text: fmt.Sprintf("exit_code: %d\n%s", out.ExitCode, Text(out.Stdout))}},
-		Output: Output{ExitCode: out.ExitCode, Command: shell.Join(argv), Output: Text(out.Stdout)}}, nil
-}
-
-// Output is a custom tool's typed output, for Go callers.
-type Output struct {
-	Command  string `json:"command"`
-	ExitCode int    `json:"exit_code"`
-	Output   string `json:"output"`
+	return command.Result(argv, out), nil
 }
 
 // tailOf returns at most the last n bytes of s.

@@ -20,7 +20,7 @@ import (
 
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/provider"
-	"github.com/quiverkit/quiver/provider/custom"
+	"github.com/quiverkit/quiver/provider/command"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
@@ -290,7 +290,7 @@ func (s *script) execute(ctx context.Context, tc tool.Context, args json.RawMess
 		sealed = b
 		afterTrustCheck(s.path)
 	}
-	out, err := custom.Run(ctx, custom.Process{Argv: []string{s.path}, Dir: ws.Dir(), Env: s.env,
+	out, err := command.Run(ctx, command.Process{Argv: []string{s.path}, Dir: ws.Dir(), Env: s.env,
 		Stdin: strings.NewReader(string(args)), Timeout: s.timeout, Sandbox: box, Sealed: sealed})
 	switch {
 	case ctx.Err() != nil:
@@ -300,12 +300,12 @@ func (s *script) execute(ctx context.Context, tc tool.Context, args json.RawMess
 	case out.TimedOut:
 		return tool.Result{}, tool.Errorf(tool.CodeTimeout, "script %s did not finish within %s; its process group was killed", s.name, s.timeout)
 	}
-	stdout := custom.Text(out.Stdout)
+	stdout := command.Text(out.Stdout)
 	if out.ExitCode == 0 {
 		return tool.Text(stdout), nil
 	}
 	text := fmt.Sprintf("exit_code: %d\n%s", out.ExitCode, stdout)
-	if errText := tail(custom.Text(out.Stderr), stderrTail); errText != "" {
+	if errText := tail(command.Text(out.Stderr), stderrTail); errText != "" {
 		text += "\nstderr:\n" + errText
 	}
 	return tool.Result{Parts: []tool.Part{{Type: tool.PartText, Text: text}}, IsError: true}, nil

@@ -1,4 +1,11 @@
-package custom
+// Package command runs one program without a shell, to its end, through
+// the sandbox's start path (sandbox.Command), keeping the head and tail of
+// what it writes. It is what the tools that run a program of the operator's
+// share: the custom command templates (provider/custom), the programs
+// [tools.cli] aliases wrap (provider/cli) and the scripts of
+// provider/script. [Output] is the typed output of the first two, for Go
+// callers.
+package command
 
 import (
 	"context"
@@ -10,10 +17,10 @@ import (
 
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/tool"
 )
 
-// Process is a program to run without a shell. provider/script runs its
-// scripts with it too.
+// Process is a program to run without a shell.
 type Process struct {
 	Argv    []string
 	Dir     string    // absolute working directory
@@ -89,4 +96,23 @@ func Text(v shell.View) string {
 		return v.Head
 	}
 	return fmt.Sprintf("%s\n[... %d bytes omitted ...]\n%s", v.Head, v.OmittedBytes, v.Tail)
+}
+
+// Output is the typed output of a tool that runs one program and reports
+// its exit code and its interleaved output (a custom tool, a wrapped CLI),
+// for Go callers.
+type Output struct {
+	Command  string `json:"command"`
+	ExitCode int    `json:"exit_code"`
+	Output   string `json:"output"`
+}
+
+// Result is the call's result for a program that ended by itself, whatever
+// its exit code: the model reads the code and the output, a Go caller has
+// them as [Output]. argv is what ran; out's Stdout holds both streams
+// ([Process].Combined).
+func Result(argv []string, out Outcome) tool.Result {
+	text := Text(out.Stdout)
+	return tool.Result{Parts: []tool.Part{{Type: tool.PartText, Text: fmt.Sprintf("exit_code: %d\n%s", out.ExitCode, text)}},
+		Output: Output{ExitCode: out.ExitCode, Command: shell.Join(argv), Output: text}}
 }

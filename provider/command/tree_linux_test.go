@@ -1,11 +1,11 @@
-package custom_test
+package command_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/quiverkit/quiver/provider/custom"
+	"github.com/quiverkit/quiver/provider/command"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 )
@@ -26,14 +26,14 @@ func TestRunKillsTheTree(t *testing.T) {
 				tree := sandboxtest.NewTree(t)
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				p := custom.Process{Argv: []string{"sh", "-c", sandboxtest.TreeLine}, Dir: ws,
+				p := command.Process{Argv: []string{"sh", "-c", sandboxtest.TreeLine}, Dir: ws,
 					Env: append(sandbox.HostEnv(nil), tree.Env), Timeout: time.Hour, Sandbox: box}
 				if end == "timeout" {
 					p.Timeout = 10 * time.Second
 				} else {
 					go func() { tree.WaitStarted(t, 1); cancel() }()
 				}
-				out, err := custom.Run(ctx, p)
+				out, err := command.Run(ctx, p)
 				if end == "timeout" && (!out.TimedOut || err != nil) {
 					t.Errorf("Run: %+v, %v; want a timeout", out, err)
 				}
