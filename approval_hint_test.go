@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver"
-	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/provider/custom"
@@ -39,8 +38,8 @@ func (h *hintRecorder) Approve(_ context.Context, req policy.Request) (policy.Ap
 // say, so that call gets no rule, and the reason names the one that passes
 // its plain siblings (issue 33: a suggested rule passes its call).
 func TestCustomToolApprovalHint(t *testing.T) {
-	p, err := custom.New([]config.Custom{{Name: "echo_it", Command: "echo --title {title}",
-		Params: []config.CustomParam{{Name: "title", Type: "string", Required: true}}}}, custom.Options{})
+	p, err := custom.New([]custom.Spec{{Name: "echo_it", Command: "echo --title {title}",
+		Params: []custom.Param{{Name: "title", Type: "string", Required: true}}}}, custom.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/quiverkit/quiver"
-	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
@@ -43,8 +42,8 @@ func escapeToolkitIn(t *testing.T, ws string, scope sandbox.WriteScope, def poli
 	if err != nil {
 		t.Fatal(err)
 	}
-	cust, err := custom.New([]config.Custom{{Name: "copy_file", Description: "Copy a file.", Command: "cp {src} {dest}",
-		Params: []config.CustomParam{{Name: "src", Type: "string", Required: true}, {Name: "dest", Type: "string", Required: true}}}}, custom.Options{})
+	cust, err := custom.New([]custom.Spec{{Name: "copy_file", Description: "Copy a file.", Command: "cp {src} {dest}",
+		Params: []custom.Param{{Name: "src", Type: "string", Required: true}, {Name: "dest", Type: "string", Required: true}}}}, custom.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/config"
-	"github.com/quiverkit/quiver/provider/custom"
 	"github.com/quiverkit/quiver/provider/script"
 )
 
@@ -20,7 +19,7 @@ import (
 func (a *app) wireCustom(cfg *config.Config) ([]quiver.Option, error) {
 	var opts []quiver.Option
 	if len(cfg.Tools.Custom) > 0 {
-		p, err := custom.New(cfg.Tools.Custom, custom.Options{EnvAllow: cfg.Exec.EnvAllow})
+		p, err := cfg.CustomTools()
 		var ce *config.Error
 		switch {
 		case errors.As(err, &ce): // each names its file, line and column

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -16,8 +15,8 @@ func TestArgvErrorsKeepTheirCause(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &def{Custom: config.Custom{Params: []config.CustomParam{{Name: "word"}, {Name: "flag", Type: "boolean"}}},
-		tmpl: tmpl, params: map[string]config.CustomParam{}}
+	d := &def{Spec: Spec{Params: []Param{{Name: "word"}, {Name: "flag", Type: "boolean"}}},
+		tmpl: tmpl, params: map[string]Param{}}
 	if _, err := d.schema(); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/provider/command"
@@ -23,7 +22,7 @@ import (
 	"github.com/quiverkit/quiver/workspace"
 )
 
-// DefaultTimeout is a custom tool's timeout when the configuration sets none.
+// DefaultTimeout is a custom tool's timeout when its spec sets none.
 const DefaultTimeout = 60 * time.Second
 
 // Options are the settings shared by every custom tool.
@@ -33,27 +32,69 @@ type Options struct {
 	EnvAllow []string
 }
 
-// Provider serves the [[tools.custom]] tools. Its catalogue is fixed at load.
+// Spec is one custom tool: a command template and the parameters that
+// fill its placeholders. Package config makes them of quiver.toml's
+// [[tools.custom]] and [tools.custom.NAME] tables; a host may write its own.
+type Spec struct {
+	Name        string
+	Description string // "Runs a command." when empty
+	// Command is the template: one simple command of literal words and
+	// {param} placeholders (see the package documentation).
+	Command string
+	Params  []Param
+	Risk    tool.Risk     // low or high; "" is high
+	Timeout time.Duration // 0 or less is DefaultTimeout
+	Workdir string        // where it runs, relative to the workspace root; "" is the root
+}
+
+// Param is one parameter of a [Spec].
+type Param struct {
+	Name        string
+	Type        string // string, integer, number or boolean; "" is string
+	Description string
+	Required    bool
+	Enum        []string // the values a string parameter may take; nil: any
+	// AllowOptions lets a value that starts a word begin with '-', to be
+	// read by the program as an option.
+	AllowOptions bool
+}
+
+// SpecError is what is wrong with one spec given to [New].
+type SpecError struct {
+	Index int    // the spec's place in New's list
+	Name  string // the spec's name, as written
+	Err   error
+}
+
+func (e *SpecError) Error() string { return fmt.Sprintf("specs[%d] (%s): %v", e.Index, e.Name, e.Err) }
+
+// Unwrap returns what is wrong.
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// errDuplicate is a spec whose name an earlier one has.
+var errDuplicate = errors.New("duplicate tool name")
+
+// Provider serves custom tools. Its catalogue is fixed when it is built.
 type Provider struct {
 	tools []*tool.Tool
 }
 
-// New builds a tool from each definition. Every problem a definition has is
-// reported at once, named by its tool, so that `quiver config check` fails
-// on a template that could never run.
-func New(defs []config.Custom, opts Options) (*Provider, error) {
+// New builds a tool from each spec. Every problem a spec has is reported
+// at once, each a *[SpecError] (joined), so that `quiver config check`
+// fails on a template that could never run.
+func New(specs []Spec, opts Options) (*Provider, error) {
 	p := &Provider{}
 	seen := map[string]bool{}
 	var errs []error
-	for i, d := range defs {
-		t, err := build(d, opts)
+	for i, s := range specs {
+		t, err := build(s, opts)
 		switch {
 		case err != nil:
-			errs = append(errs, defError(d, fmt.Errorf("tools.custom[%d] (%s): %w", i, d.Name, err)))
-		case seen[d.Name]:
-			errs = append(errs, defError(d, fmt.Errorf("tools.custom[%d] (%s): duplicate tool name", i, d.Name)))
+			errs = append(errs, &SpecError{Index: i, Name: s.Name, Err: err})
+		case seen[s.Name]:
+			errs = append(errs, &SpecError{Index: i, Name: s.Name, Err: errDuplicate})
 		default:
-			seen[d.Name] = true
+			seen[s.Name] = true
 			p.tools = append(p.tools, t)
 		}
 	}
@@ -61,15 +102,6 @@ func New(defs []config.Custom, opts Options) (*Provider, error) {
 		return nil, err
 	}
 	return p, nil
-}
-
-// defError places err at the definition's place in its file, when a file
-// wrote it: file:line:col, as every configuration error reads.
-func defError(d config.Custom, err error) error {
-	if d.At.File == "" {
-		return err
-	}
-	return &config.Error{Pos: d.At, Msg: err.Error(), Err: errors.Unwrap(err)}
 }
 
 // ID implements provider.Provider.
@@ -81,16 +113,16 @@ func (p *Provider) Priority() int { return provider.PriorityCustom }
 // Tools implements provider.Provider.
 func (p *Provider) Tools(context.Context) ([]*tool.Tool, error) { return p.tools, nil }
 
-// def is one loaded definition.
+// def is one loaded spec.
 type def struct {
-	config.Custom
+	Spec
 	tmpl    *Template
-	params  map[string]config.CustomParam
+	params  map[string]Param
 	timeout time.Duration
 	env     []string
 }
 
-func build(c config.Custom, opts Options) (*tool.Tool, error) {
+func build(c Spec, opts Options) (*tool.Tool, error) {
 	if !tool.ValidName(c.Name) {
 		return nil, fmt.Errorf("name must be 1 to 64 letters, digits, '_' or '-'")
 	}
@@ -98,14 +130,14 @@ func build(c config.Custom, opts Options) (*tool.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &def{Custom: c, tmpl: tmpl, params: map[string]config.CustomParam{}, timeout: DefaultTimeout}
-	if c.TimeoutSecs > 0 {
-		d.timeout = time.Duration(c.TimeoutSecs) * time.Second
+	d := &def{Spec: c, tmpl: tmpl, params: map[string]Param{}, timeout: DefaultTimeout}
+	if c.Timeout > 0 {
+		d.timeout = c.Timeout
 	}
 	if c.Workdir != "" && !filepath.IsLocal(c.Workdir) {
 		return nil, fmt.Errorf("workdir %q must be a relative path inside the workspace", c.Workdir)
 	}
-	risk := tool.Risk(c.Risk)
+	risk := c.Risk
 	switch risk {
 	case "":
 		risk = tool.RiskHigh

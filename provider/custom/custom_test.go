@@ -14,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/quiverkit/quiver"
-	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider"
@@ -27,7 +26,7 @@ import (
 
 // toolkit builds a toolkit over a temporary workspace serving defs, with a
 // policy that allows only what allow names (and denies the rest).
-func toolkit(t *testing.T, defs []config.Custom, allow ...string) (*quiver.Toolkit, string) {
+func toolkit(t *testing.T, defs []custom.Spec, allow ...string) (*quiver.Toolkit, string) {
 	t.Helper()
 	dir := t.TempDir()
 	p, err := custom.New(defs, custom.Options{})
@@ -46,11 +45,11 @@ func toolkit(t *testing.T, defs []config.Custom, allow ...string) (*quiver.Toolk
 	return tk, dir
 }
 
-var say = config.Custom{Name: "say", Command: "echo {text}", Description: "Echo text",
-	Params: []config.CustomParam{{Name: "text", Type: "string", Required: true}}}
+var say = custom.Spec{Name: "say", Command: "echo {text}", Description: "Echo text",
+	Params: []custom.Param{{Name: "text", Type: "string", Required: true}}}
 
 func TestInjectionAttemptsReachTheProgramAsOneWord(t *testing.T) {
-	tk, _ := toolkit(t, []config.Custom{say}, "say")
+	tk, _ := toolkit(t, []custom.Spec{say}, "say")
 	for _, v := range []string{"; rm -rf x", "$(id)", "`id`", "a  b | c > d", "{text}", "it's \"quoted\""} {
 		out, err := tk.Invoke(context.Background(), "say", map[string]any{"text": v})
 		if err != nil {
@@ -63,7 +62,7 @@ func TestInjectionAttemptsReachTheProgramAsOneWord(t *testing.T) {
 }
 
 func TestPolicyRulesMatchTheCommandLine(t *testing.T) {
-	tk, _ := toolkit(t, []config.Custom{say}, "say(echo hello *)")
+	tk, _ := toolkit(t, []custom.Spec{say}, "say(echo hello *)")
 	if _, err := tk.Invoke(context.Background(), "say", map[string]any{"text": "hello world"}); err != nil {
 		t.Fatalf("allowed call: %v", err)
 	}
@@ -74,8 +73,8 @@ func TestPolicyRulesMatchTheCommandLine(t *testing.T) {
 }
 
 func TestOptionValuesRefusedUnlessAllowed(t *testing.T) {
-	defs := []config.Custom{say, {Name: "show", Command: "ls {flags} .",
-		Params: []config.CustomParam{{Name: "flags", AllowOptions: true}}}}
+	defs := []custom.Spec{say, {Name: "show", Command: "ls {flags} .",
+		Params: []custom.Param{{Name: "flags", AllowOptions: true}}}}
 	tk, _ := toolkit(t, defs, "say", "show")
 	_, err := tk.Invoke(context.Background(), "say", map[string]any{"text": "--output=/etc/x"})
 	if tool.CodeOf(err) != tool.CodeInvalidArguments || !strings.Contains(err.Error(), `"text"`) {
@@ -87,8 +86,8 @@ func TestOptionValuesRefusedUnlessAllowed(t *testing.T) {
 }
 
 func TestNonZeroExitIsAResultWithOutput(t *testing.T) {
-	tk, _ := toolkit(t, []config.Custom{{Name: "look", Command: "ls {path}", Risk: "low",
-		Params: []config.CustomParam{{Name: "path", Required: true}}}}, "look")
+	tk, _ := toolkit(t, []custom.Spec{{Name: "look", Command: "ls {path}", Risk: "low",
+		Params: []custom.Param{{Name: "path", Required: true}}}}, "look")
 	out, err := tk.Invoke(context.Background(), "look", map[string]any{"path": "missing.txt"})
 	if err != nil {
 		t.Fatal(err)
@@ -100,8 +99,8 @@ func TestNonZeroExitIsAResultWithOutput(t *testing.T) {
 }
 
 func TestTypedParamsBecomeWords(t *testing.T) {
-	tk, _ := toolkit(t, []config.Custom{{Name: "args", Command: "printf '%s|' {n} {x} {b} {mode}",
-		Params: []config.CustomParam{{Name: "n", Type: "integer"}, {Name: "x", Type: "number"},
+	tk, _ := toolkit(t, []custom.Spec{{Name: "args", Command: "printf '%s|' {n} {x} {b} {mode}",
+		Params: []custom.Param{{Name: "n", Type: "integer"}, {Name: "x", Type: "number"},
 			{Name: "b", Type: "boolean"}, {Name: "mode", Enum: []string{"fast", "slow"}}}}}, "args")
 	out, err := tk.Invoke(context.Background(), "args", json.RawMessage(`{"n":42,"x":1.5,"b":true,"mode":"fast"}`))
 	if err != nil {
@@ -120,7 +119,7 @@ func TestTypedParamsBecomeWords(t *testing.T) {
 
 func TestRunsInWorkdirWithMinimalEnvironment(t *testing.T) {
 	t.Setenv("QUIVER_TEST_SECRET", "hunter2")
-	tk, dir := toolkit(t, []config.Custom{{Name: "where", Command: "sh -c 'pwd; env'", Workdir: "sub"}}, "where")
+	tk, dir := toolkit(t, []custom.Spec{{Name: "where", Command: "sh -c 'pwd; env'", Workdir: "sub"}}, "where")
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +142,7 @@ func TestTimeoutKillsTheProcessGroup(t *testing.T) {
 	for _, secs := range []int{1, 4, 16} {
 		nap = uniqueNap()
 		var tk *quiver.Toolkit
-		tk, dir = toolkit(t, []config.Custom{{Name: "hang", TimeoutSecs: secs,
+		tk, dir = toolkit(t, []custom.Spec{{Name: "hang", Timeout: time.Duration(secs) * time.Second,
 			Command: `sh -c 'sleep ` + nap + ` & echo $! > child.pid; wait'`}}, "hang")
 		_, err := tk.Invoke(context.Background(), "hang", map[string]any{})
 		if tool.CodeOf(err) != tool.CodeTimeout {
@@ -191,7 +190,7 @@ func running(arg string) bool {
 }
 
 func TestCancellationIsReported(t *testing.T) {
-	tk, _ := toolkit(t, []config.Custom{{Name: "nap", Command: "sleep 30"}}, "nap")
+	tk, _ := toolkit(t, []custom.Spec{{Name: "nap", Command: "sleep 30"}}, "nap")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	_, err := tk.Invoke(ctx, "nap", map[string]any{})
@@ -201,27 +200,27 @@ func TestCancellationIsReported(t *testing.T) {
 }
 
 func TestLoadErrorsNameTheTool(t *testing.T) {
-	p := func(names ...string) []config.CustomParam {
-		var out []config.CustomParam
+	p := func(names ...string) []custom.Param {
+		var out []custom.Param
 		for _, n := range names {
-			out = append(out, config.CustomParam{Name: n})
+			out = append(out, custom.Param{Name: n})
 		}
 		return out
 	}
 	for _, tc := range []struct {
 		name string
-		defs []config.Custom
+		defs []custom.Spec
 		want string
 	}{
-		{"bad template", []config.Custom{{Name: "a", Command: "echo {x} | wc", Params: p("x")}}, "(a): command template"},
-		{"duplicate", []config.Custom{{Name: "a", Command: "true"}, {Name: "a", Command: "true"}}, "(a): duplicate"},
-		{"unknown placeholder", []config.Custom{{Name: "b", Command: "echo {y}"}}, "(b): command uses {y}"},
-		{"unused param", []config.Custom{{Name: "c", Command: "echo", Params: p("z")}}, `(c): parameter "z" is never used`},
-		{"bad name", []config.Custom{{Name: "has space", Command: "true"}}, "(has space): name"},
-		{"bad risk", []config.Custom{{Name: "d", Command: "true", Risk: "medium"}}, "(d): risk"},
-		{"bad type", []config.Custom{{Name: "e", Command: "echo {x}", Params: []config.CustomParam{{Name: "x", Type: "array"}}}}, `(e): parameter "x": type`},
-		{"workdir outside", []config.Custom{{Name: "f", Command: "true", Workdir: "../up"}}, "(f): workdir"},
-		{"enum on integer", []config.Custom{{Name: "g", Command: "echo {x}", Params: []config.CustomParam{{Name: "x", Type: "integer", Enum: []string{"1"}}}}}, "(g): parameter \"x\": enum"},
+		{"bad template", []custom.Spec{{Name: "a", Command: "echo {x} | wc", Params: p("x")}}, "(a): command template"},
+		{"duplicate", []custom.Spec{{Name: "a", Command: "true"}, {Name: "a", Command: "true"}}, "(a): duplicate"},
+		{"unknown placeholder", []custom.Spec{{Name: "b", Command: "echo {y}"}}, "(b): command uses {y}"},
+		{"unused param", []custom.Spec{{Name: "c", Command: "echo", Params: p("z")}}, `(c): parameter "z" is never used`},
+		{"bad name", []custom.Spec{{Name: "has space", Command: "true"}}, "(has space): name"},
+		{"bad risk", []custom.Spec{{Name: "d", Command: "true", Risk: "medium"}}, "(d): risk"},
+		{"bad type", []custom.Spec{{Name: "e", Command: "echo {x}", Params: []custom.Param{{Name: "x", Type: "array"}}}}, `(e): parameter "x": type`},
+		{"workdir outside", []custom.Spec{{Name: "f", Command: "true", Workdir: "../up"}}, "(f): workdir"},
+		{"enum on integer", []custom.Spec{{Name: "g", Command: "echo {x}", Params: []custom.Param{{Name: "x", Type: "integer", Enum: []string{"1"}}}}}, "(g): parameter \"x\": enum"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := custom.New(tc.defs, custom.Options{})
@@ -233,7 +232,7 @@ func TestLoadErrorsNameTheTool(t *testing.T) {
 }
 
 func TestSchemaFromParams(t *testing.T) {
-	p, err := custom.New([]config.Custom{{Name: "s", Command: "x {a} {b}", Params: []config.CustomParam{
+	p, err := custom.New([]custom.Spec{{Name: "s", Command: "x {a} {b}", Params: []custom.Param{
 		{Name: "a", Required: true, Enum: []string{"p", "q"}, Description: "A"}, {Name: "b", Type: "integer"}}}}, custom.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -256,7 +255,7 @@ func TestSchemaFromParams(t *testing.T) {
 
 func TestChildLeftHoldingTheOutputIsKilled(t *testing.T) {
 	nap := uniqueNap()
-	tk, dir := toolkit(t, []config.Custom{{Name: "bg", Command: `sh -c 'sleep ` + nap + ` & echo $! > child.pid; echo started'`}}, "bg")
+	tk, dir := toolkit(t, []custom.Spec{{Name: "bg", Command: `sh -c 'sleep ` + nap + ` & echo $! > child.pid; echo started'`}}, "bg")
 	out, err := tk.Invoke(context.Background(), "bg", map[string]any{})
 	if err != nil || out.Content.String() != "exit_code: 0\nstarted\n" {
 		t.Fatalf("got %q, %v", out.Content.String(), err)
@@ -275,7 +274,7 @@ func TestChildLeftHoldingTheOutputIsKilled(t *testing.T) {
 // BenchmarkInvokeCustom measures a whole custom call through the pipeline:
 // schema validation, policy on the command line, fork/exec of echo.
 func BenchmarkInvokeCustom(b *testing.B) {
-	p, err := custom.New([]config.Custom{say}, custom.Options{})
+	p, err := custom.New([]custom.Spec{say}, custom.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -296,10 +295,10 @@ func BenchmarkInvokeCustom(b *testing.B) {
 // TestContract: the provider keeps the contract the registry relies on,
 // with a tool of every parameter type.
 func TestContract(t *testing.T) {
-	defs := []config.Custom{say, {Name: "args", Command: "printf '%s|' {n} {x} {b} {mode} {flags}", Risk: "low", Workdir: "sub",
-		Params: []config.CustomParam{{Name: "n", Type: "integer", Required: true}, {Name: "x", Type: "number"},
+	defs := []custom.Spec{say, {Name: "args", Command: "printf '%s|' {n} {x} {b} {mode} {flags}", Risk: "low", Workdir: "sub",
+		Params: []custom.Param{{Name: "n", Type: "integer", Required: true}, {Name: "x", Type: "number"},
 			{Name: "b", Type: "boolean"}, {Name: "mode", Enum: []string{"fast", "slow"}}, {Name: "flags", AllowOptions: true}}},
-		{Name: "nap", Command: "sleep 30", TimeoutSecs: 1}}
+		{Name: "nap", Command: "sleep 30", Timeout: time.Second}}
 	providertest.Run(t, func(t *testing.T) provider.Provider {
 		p, err := custom.New(defs, custom.Options{})
 		if err != nil {

@@ -7,6 +7,11 @@
 //	command = "golangci-lint run --timeout 2m {pkg}"
 //	params = [{ name = "pkg", type = "string", required = true }]
 //
+// A Go host describes the same tools as [Spec] values and gives them to
+// [New]; package config turns the file's tables into specs
+// (config.Custom.Spec) and builds the provider with each error at its
+// place in the file (config.Config.CustomTools).
+//
 // # Why no argument can become a command
 //
 // The template is the whole contract with the model, and it is built so that

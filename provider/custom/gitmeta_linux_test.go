@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/quiverkit/quiver"
-	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/custom"
@@ -21,21 +20,21 @@ import (
 
 // gitTools are custom tools that run git, and one that runs a shell, each
 // rated low-risk so that it also runs under the read-only scope.
-var gitTools = []config.Custom{
+var gitTools = []custom.Spec{
 	// A git alias runs with the profile of the git it belongs to: the one
 	// the start path gives an approved git, .git writable but for what
 	// redirects git.
 	{Name: "git_alias", Command: "git -c {alias} attack", Risk: "low",
-		Params: []config.CustomParam{{Name: "alias", Type: "string", Required: true}}},
+		Params: []custom.Param{{Name: "alias", Type: "string", Required: true}}},
 	{Name: "git_add", Command: "git add {path}", Risk: "low",
-		Params: []config.CustomParam{{Name: "path", Type: "string", Required: true}}},
+		Params: []custom.Param{{Name: "path", Type: "string", Required: true}}},
 	{Name: "git_commit", Command: "git -c user.name=a -c user.email=b@c commit -qam {message}", Risk: "low",
-		Params: []config.CustomParam{{Name: "message", Type: "string", Required: true}}},
+		Params: []custom.Param{{Name: "message", Type: "string", Required: true}}},
 	// The line the second probe of issue 26 ran: n8's config names an
 	// external diff.
 	{Name: "git_diff", Command: "git diff --no-index x.t y.t", Workdir: "n8", Risk: "low"},
 	{Name: "shell", Command: "sh -c {line}", Risk: "low",
-		Params: []config.CustomParam{{Name: "line", Type: "string", Required: true}}},
+		Params: []custom.Param{{Name: "line", Type: "string", Required: true}}},
 }
 
 // gitToolkit serves gitTools in ws under scope, every call allowed.

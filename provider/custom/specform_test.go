@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/provider/custom"
 )
 
 // sayForms is the same tool in both forms of quiver.toml.
@@ -48,10 +48,14 @@ func TestBothFormsServeTheSameTool(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff([]config.Custom{say}, cfg.Tools.Custom, cmpopts.IgnoreFields(config.Custom{}, "At")); diff != "" {
+			var specs []custom.Spec
+			for _, c := range cfg.Tools.Custom {
+				specs = append(specs, c.Spec())
+			}
+			if diff := cmp.Diff([]custom.Spec{say}, specs); diff != "" {
 				t.Fatalf("definition (-want +got):\n%s", diff)
 			}
-			tk, _ := toolkit(t, cfg.Tools.Custom, "say")
+			tk, _ := toolkit(t, specs, "say")
 			for _, c := range cases {
 				out, err := tk.Invoke(context.Background(), "say", map[string]any{"text": c.value})
 				switch {
