@@ -167,6 +167,29 @@ func runCLI(t *testing.T, dir string, stdin string, args ...string) cliResult {
 	return cliResult{out.String(), errb.String(), code}
 }
 
+// startPiped starts the binary in dir with args, with no configuration but
+// dir's own, its standard input and output piped to the test and its
+// standard error the test's: for a test that talks to a running quiver or
+// ends it itself. The test's cleanup kills it.
+func startPiped(t *testing.T, dir string, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io.ReadCloser) {
+	t.Helper()
+	cmd = exec.Command(quiverBin, args...)
+	cmd.Dir, cmd.Env, cmd.Stderr = dir, cliEnv(dir), os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err = cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, stdin, stdout
+}
+
 // workdir makes a workspace with files. When they include project files
 // (quiver.toml, quorum.toml, .quiver/tools), the workspace is trusted as
 // written, as its operator would after reading them: a test that changes

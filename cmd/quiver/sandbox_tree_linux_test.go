@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -41,19 +40,7 @@ func TestSandboxCommandKillsTheTree(t *testing.T) {
 				tree := sandboxtest.NewTree(t)
 				// The shell waits for its input to end, not for its children.
 				line := strings.Replace(sandboxtest.TreeLine, "; wait", "; read x", 1)
-				cmd := exec.Command(quiverBin, "--write-scope", scope, "sandbox", "--", "env", tree.Env, "sh", "-c", line)
-				cmd.Dir, cmd.Env, cmd.Stderr = ws, cliEnv(ws), os.Stderr
-				stdin, err := cmd.StdinPipe()
-				if err != nil {
-					t.Fatal(err)
-				}
-				stdout, err := cmd.StdoutPipe()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
+				cmd, stdin, stdout := startPiped(t, ws, "--write-scope", scope, "sandbox", "--", "env", tree.Env, "sh", "-c", line)
 				done := make(chan error, 1)
 				go func() {
 					out, err := bufio.NewReader(stdout).ReadString('\n')
@@ -62,7 +49,6 @@ func TestSandboxCommandKillsTheTree(t *testing.T) {
 					}
 					done <- cmd.Wait()
 				}()
-				t.Cleanup(func() { cmd.Process.Kill() })
 				tree.WaitStarted(t, 1)
 				end.end(t, cmd, func() { stdin.Close() })
 				select {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -137,19 +136,7 @@ type stdioServe struct {
 
 func startStdioServe(t *testing.T, dir string) *stdioServe {
 	t.Helper()
-	cmd := exec.Command(quiverBin, "serve", "--yes")
-	cmd.Dir, cmd.Env, cmd.Stderr = dir, cliEnv(dir), os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := startPiped(t, dir, "serve", "--yes")
 	s := &stdioServe{cmd: cmd, stdin: stdin, done: make(chan struct{})}
 	go func() {
 		s.err = cmd.Wait()
@@ -159,6 +146,7 @@ func startStdioServe(t *testing.T, dir string) *stdioServe {
 		cmd.Process.Kill()
 		<-s.done
 	})
+	var err error
 	s.cs, err = mcp.NewClient(&mcp.Implementation{Name: "jobs", Version: "1"}, nil).
 		Connect(t.Context(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
 	if err != nil {
