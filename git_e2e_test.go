@@ -14,6 +14,7 @@ import (
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 	"github.com/quiverkit/quiver/tools"
 )
 
@@ -32,34 +33,21 @@ func gitRepoWithPayload(t *testing.T) (ws, payload, marker string) {
 	marker = filepath.Join(outside, payloadMark)
 	payload = filepath.Join(outside, "payload")
 	mustWrite(t, payload, "#!/bin/sh\necho "+payloadMark+"\necho "+payloadMark+" >&2\ntouch "+marker+" 2>/dev/null\ncat \"$1\" 2>/dev/null\nexit 0\n", 0o755)
-	userGit(t, ws, "init", "-q")
-	userGit(t, ws, "config", "user.name", "u")
-	userGit(t, ws, "config", "user.email", "u@example.com")
+	sandboxtest.UserGit(t, ws, "init", "-q")
+	sandboxtest.UserGit(t, ws, "config", "user.name", "u")
+	sandboxtest.UserGit(t, ws, "config", "user.email", "u@example.com")
 	mustWrite(t, filepath.Join(ws, "a.txt"), "a\n", 0o644)
 	mustWrite(t, filepath.Join(ws, "src/b.txt"), "b\n", 0o644)
-	userGit(t, ws, "add", ".")
-	userGit(t, ws, "commit", "-qm", "first")
+	sandboxtest.UserGit(t, ws, "add", ".")
+	sandboxtest.UserGit(t, ws, "commit", "-qm", "first")
 	// A hostile git directory in the workspace, as a model could have
 	// written it under an earlier approved call: its config runs the
 	// payload from every git status.
 	evil := filepath.Join(ws, "evil.git")
-	userGit(t, ws, "init", "-q", "--bare", evil)
-	userGit(t, ws, "--git-dir", evil, "config", "core.fsmonitor", payload)
-	userGit(t, ws, "--git-dir", evil, "config", "core.bare", "false")
+	sandboxtest.UserGit(t, ws, "init", "-q", "--bare", evil)
+	sandboxtest.UserGit(t, ws, "--git-dir", evil, "config", "core.fsmonitor", payload)
+	sandboxtest.UserGit(t, ws, "--git-dir", evil, "config", "core.bare", "false")
 	return ws, payload, marker
-}
-
-// userGit runs git as the user would, unconfined, with none of Quiver's
-// protections.
-func userGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }
 
 // userStatusIsSafe runs the user's next git status (unconfined, as the user
@@ -77,7 +65,7 @@ func userStatusIsSafe(t *testing.T, ws, marker string) {
 		t.Errorf("the user's git status ran the payload (marker %s exists)", marker)
 		os.Remove(marker)
 	}
-	for _, line := range strings.Split(userGit(t, ws, "ls-files", "-s"), "\n") {
+	for _, line := range strings.Split(sandboxtest.UserGit(t, ws, "ls-files", "-s"), "\n") {
 		if strings.HasPrefix(line, "160000") {
 			t.Errorf("the index holds a gitlink: %s", line)
 		}
@@ -193,14 +181,14 @@ func TestGitMetadataCannotBeWrittenByAFileTool(t *testing.T) {
 					if err := os.Symlink("../.git", filepath.Join(ws, "src/gitlink")); err != nil {
 						t.Fatal(err)
 					}
-					userGit(t, ws, "init", "-q", "nested")
+					sandboxtest.UserGit(t, ws, "init", "-q", "nested")
 					tk := gitToolkit(t, ws, scope, approve.Deny)
-					before := userGit(t, ws, "status", "--porcelain")
+					before := sandboxtest.UserGit(t, ws, "status", "--porcelain")
 					_, err := tk.Invoke(context.Background(), a.tool, a.args)
 					if err == nil {
 						t.Errorf("%s %v: no error, want a refusal", a.tool, a.args)
 					}
-					if after := userGit(t, ws, "status", "--porcelain"); after != before {
+					if after := sandboxtest.UserGit(t, ws, "status", "--porcelain"); after != before {
 						t.Errorf("the workspace changed:\n%s\nwas:\n%s", after, before)
 					}
 					if p, ok := a.args["path"].(string); ok {
@@ -237,7 +225,7 @@ func TestApprovedGitStillCommits(t *testing.T) {
 	if out := resultText(t, res); !strings.Contains(out, " m\n") || strings.Contains(out, "x.txt") {
 		t.Errorf("git add and commit did not commit x.txt:\n%s", out)
 	}
-	if got := userGit(t, ws, "log", "-1", "--format=%s"); got != "m\n" {
+	if got := sandboxtest.UserGit(t, ws, "log", "-1", "--format=%s"); got != "m\n" {
 		t.Errorf("last commit %q, want m", got)
 	}
 	ro := gitToolkit(t, ws, sandbox.ReadOnly, approve.Deny)
@@ -337,20 +325,20 @@ func TestReadOnlyGitRunsNoProgram(t *testing.T) {
 // filter drivers for every file.
 func hostileNestedRepo(t *testing.T, dir, payload, marker string) {
 	t.Helper()
-	userGit(t, filepath.Dir(dir), "init", "-q", dir)
+	sandboxtest.UserGit(t, filepath.Dir(dir), "init", "-q", dir)
 	for _, f := range []string{"a", "b", "sub/c"} {
 		mustWrite(t, filepath.Join(dir, f), "one "+f+"\n", 0o644)
 	}
 	mustWrite(t, filepath.Join(dir, ".gitattributes"), "* diff=x filter=x\n", 0o644)
-	userGit(t, dir, "add", ".")
-	userGit(t, dir, "-c", "user.name=a", "-c", "user.email=b", "commit", "-qm", "n")
+	sandboxtest.UserGit(t, dir, "add", ".")
+	sandboxtest.UserGit(t, dir, "-c", "user.name=a", "-c", "user.email=b", "commit", "-qm", "n")
 	for _, kv := range [][2]string{
 		{"diff.external", payload}, {"diff.x.textconv", payload}, {"diff.x.command", payload},
 		{"filter.x.clean", payload}, {"filter.x.smudge", payload}, {"core.fsmonitor", payload},
 		{"gpg.program", payload}, {"log.showSignature", "true"}, {"core.pager", payload},
 		{"pager.diff", payload}, {"core.alternateRefsCommand", payload}, {"grep.fallbackToNoIndex", "true"},
 	} {
-		userGit(t, dir, "config", kv[0], kv[1])
+		sandboxtest.UserGit(t, dir, "config", kv[0], kv[1])
 	}
 	for _, f := range []string{"a", "b", "sub/c"} {
 		mustWrite(t, filepath.Join(dir, f), "two "+f+"\n", 0o644)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,7 +132,7 @@ func TestCustomToolGitGetsGitsProfile(t *testing.T) {
 		if out, err := invoke(t, gitToolkit(t, ws, sandbox.WorkspaceWrite), "git_commit", map[string]any{"message": "by a tool"}); err != nil || !strings.HasPrefix(out, "exit_code: 0\n") {
 			t.Fatalf("git commit: %v\n%s", err, out)
 		}
-		if got := userGit(t, ws, "log", "-1", "--format=%s"); got != "by a tool\n" {
+		if got := sandboxtest.UserGit(t, ws, "log", "-1", "--format=%s"); got != "by a tool\n" {
 			t.Errorf("the last commit is %q, want the tool's", got)
 		}
 	})
@@ -147,11 +146,11 @@ func TestCustomToolGitGetsGitsProfile(t *testing.T) {
 	})
 	t.Run("gitlink", func(t *testing.T) {
 		ws := w.Workspace(t, sandboxtest.Escape{Class: sandboxtest.ClassGitMetadata})
-		userGit(t, ws, "init", "-q", "nest")
-		userGit(t, ws, "-C", "nest", "-c", "user.name=a", "-c", "user.email=b@c", "commit", "-q", "--allow-empty", "-m", "x")
+		sandboxtest.UserGit(t, ws, "init", "-q", "nest")
+		sandboxtest.UserGit(t, ws, "-C", "nest", "-c", "user.name=a", "-c", "user.email=b@c", "commit", "-q", "--allow-empty", "-m", "x")
 		out, err := invoke(t, gitToolkit(t, ws, sandbox.WorkspaceWrite), "git_add", map[string]any{"path": "nest"})
 		refused(t, out, err)
-		if staged := userGit(t, ws, "ls-files", "-s", "nest"); staged != "" {
+		if staged := sandboxtest.UserGit(t, ws, "ls-files", "-s", "nest"); staged != "" {
 			t.Errorf("the index holds %q", staged)
 		}
 	})
@@ -165,17 +164,4 @@ func TestCustomToolGitGetsGitsProfile(t *testing.T) {
 			t.Errorf("git diff in a nested repository: %s\n%s", what, out)
 		}
 	})
-}
-
-// userGit runs git in dir as the user would, unconfined, and returns its
-// output.
-func userGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }

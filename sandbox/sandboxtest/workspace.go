@@ -52,6 +52,21 @@ func buildWorkspace(t testing.TB, dir, mark, home string) {
 	write(t, filepath.Join(n8, "y.t"), "three\n")
 }
 
+// UserGit runs git in dir as the user would, unconfined, with none of
+// Quiver's protections and the test's own environment, and returns what it
+// wrote (both streams); a git that fails fails the test. The git tests set
+// repositories up with it and read what a confined call left behind.
+func UserGit(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
 // userGit is git as the user runs it, unconfined, in dir. Its HOME, home,
 // holds an empty template directory, so that new repositories get no
 // sample hooks (fewer files to copy for each attempt).
