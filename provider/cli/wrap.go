@@ -13,7 +13,6 @@ import (
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
-	"github.com/quiverkit/quiver/workspace"
 )
 
 // The spec's "CLI tool wrapping" ([tools.cli.aliases] my_tool =
@@ -107,13 +106,9 @@ func (w *wrapped) execute(ctx context.Context, tc tool.Context, args json.RawMes
 	if err != nil {
 		return tool.Result{}, err
 	}
-	ws, err := workspace.From(ctx, tc)
+	ws, box, err := command.Place(ctx, tc)
 	if err != nil {
 		return tool.Result{}, err
-	}
-	box, err := sandbox.For(ctx, tc, ws.Dir())
-	if err != nil {
-		return tool.Result{}, sandbox.ToolError(err)
 	}
 	out, err := command.Run(ctx, command.Process{Argv: argv, Dir: ws.Dir(), Env: w.env, Timeout: w.opts.Timeout,
 		Combined: true, Sandbox: box})

@@ -18,7 +18,23 @@ import (
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
 )
+
+// Place returns where a call's program runs: the call's workspace, and
+// the sandbox profile of its write scope. An error is what the call
+// reports (a profile that cannot be had is a tool error).
+func Place(ctx context.Context, tc tool.Context) (*workspace.Workspace, *sandbox.Profile, error) {
+	ws, err := workspace.From(ctx, tc)
+	if err != nil {
+		return nil, nil, err
+	}
+	box, err := sandbox.For(ctx, tc, ws.Dir())
+	if err != nil {
+		return nil, nil, sandbox.ToolError(err)
+	}
+	return ws, box, nil
+}
 
 // Process is a program to run without a shell.
 type Process struct {

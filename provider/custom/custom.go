@@ -19,7 +19,6 @@ import (
 	"github.com/quiverkit/quiver/provider/command"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
-	"github.com/quiverkit/quiver/workspace"
 )
 
 // DefaultTimeout is a custom tool's timeout when its spec sets none.
@@ -288,13 +287,9 @@ func (d *def) execute(ctx context.Context, tc tool.Context, args json.RawMessage
 	if err != nil {
 		return tool.Result{}, err
 	}
-	ws, err := workspace.From(ctx, tc)
+	ws, box, err := command.Place(ctx, tc)
 	if err != nil {
 		return tool.Result{}, err
-	}
-	box, err := sandbox.For(ctx, tc, ws.Dir())
-	if err != nil {
-		return tool.Result{}, sandbox.ToolError(err)
 	}
 	dir := ws.Dir()
 	if d.Workdir != "" {

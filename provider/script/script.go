@@ -23,7 +23,6 @@ import (
 	"github.com/quiverkit/quiver/provider/command"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
-	"github.com/quiverkit/quiver/workspace"
 )
 
 // DefaultDir is the scripts directory, relative to the workspace root.
@@ -271,13 +270,9 @@ var afterTrustCheck = func(path string) {}
 const stderrTail = 4 << 10
 
 func (s *script) execute(ctx context.Context, tc tool.Context, args json.RawMessage) (tool.Result, error) {
-	ws, err := workspace.From(ctx, tc)
+	ws, box, err := command.Place(ctx, tc)
 	if err != nil {
 		return tool.Result{}, err
-	}
-	box, err := sandbox.For(ctx, tc, ws.Dir())
-	if err != nil {
-		return tool.Result{}, sandbox.ToolError(err)
 	}
 	var sealed []byte
 	if s.pin != "" {
