@@ -9,11 +9,6 @@ import (
 	"github.com/quiverkit/quiver/outputcache"
 )
 
-// Budget is [outputcache.Split] by the name provider/custom still uses, until
-// it is moved; new code names outputcache.Split and makes it from the
-// toolkit's budget with outputcache.Budget.Split.
-type Budget = outputcache.Split
-
 // Spool receives one output as it is produced. It keeps in memory only
 // what a model may be shown — the head and the tail within an
 // [outputcache.Split] of the message budget — and

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
@@ -65,7 +66,7 @@ type Outcome struct {
 
 // captureBudget bounds what is kept in memory of one stream: its first and
 // last 512 KiB. The pipeline's output cache trims the model's view further.
-var captureBudget = shell.Budget{HeadBytes: 512 << 10, TailBytes: 512 << 10, HeadLines: 1 << 30, TailLines: 1 << 30}
+var captureBudget = outputcache.Split{HeadBytes: 512 << 10, TailBytes: 512 << 10, HeadLines: 1 << 30, TailLines: 1 << 30}
 
 // Run runs p to its end, its timeout or the end of ctx, through the start
 // path (sandbox.Command): however it ends, nothing the program started
@@ -106,12 +107,13 @@ func Run(ctx context.Context, p Process) (Outcome, error) {
 	return out, nil
 }
 
-// Text returns the view as one text, with a marker where bytes were left out.
+// Text returns the view as one text, with the one marker
+// (outputcache.Marker) where the middle was left out: a program's capture
+// keeps its two ends and nothing else, by design: its spool has no sink, so
+// the spool's "no place to store" is not an error worth showing.
 func Text(v shell.View) string {
-	if !v.Truncated {
-		return v.Head
-	}
-	return fmt.Sprintf("%s\n[... %d bytes omitted ...]\n%s", v.Head, v.OmittedBytes, v.Tail)
+	v.StoreErr = nil
+	return v.Text(outputcache.Kept{})
 }
 
 // Output is the typed output of a tool that runs one program and reports
