@@ -166,7 +166,7 @@ func TestAgentToolsThroughInvoke(t *testing.T) {
 	}
 
 	done, err := tk.Invoke(ctx, "done", map[string]any{"summary": "all green"})
-	if s, ok := tools.IsDone(done.Content); err != nil || !ok || s != "all green" {
+	if s, ok := tool.IsDone(done.Content); err != nil || !ok || s != "all green" {
 		t.Errorf("done: %q %v %v", s, ok, err)
 	}
 

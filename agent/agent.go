@@ -32,7 +32,6 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/tool"
-	"github.com/quiverkit/quiver/tools"
 )
 
 // DefaultMaxTurns is the turn budget of a Config that sets none.
@@ -240,7 +239,7 @@ func runCalls(ctx context.Context, tk *quiver.Toolkit, calls []driver.ToolCall, 
 		if out.Content.OutputRef != "" {
 			refs[c.ID] = out.Content.OutputRef
 		}
-		if s, ok := tools.IsDone(out.Content); ok && err == nil {
+		if s, ok := tool.IsDone(out.Content); ok && err == nil {
 			summary, done = s, true
 		}
 	}

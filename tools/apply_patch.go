@@ -30,8 +30,6 @@ type ApplyPatchOutput struct {
 // ApplyPatch is a typed reference to apply_patch, for quiver.Call.
 var ApplyPatch = tool.RefTo[ApplyPatchInput, *ApplyPatchOutput]("apply_patch")
 
-func init() { register(newApplyPatch) }
-
 func newApplyPatch() *tool.Tool {
 	return withPathArgs(tool.Func("apply_patch", applyPatchDescription, applyPatch,
 		tool.InProcess(),

@@ -158,3 +158,26 @@ func selectors(f *ast.File) map[string]bool {
 	})
 	return names
 }
+
+// TestCatalogueListsEveryTool: the catalogue is an explicit list, so a tool
+// whose files are in the package but whose constructor is not listed would
+// be silently left out. Every tool has its description in NAME.md; each
+// must name a listed tool.
+func TestCatalogueListsEveryTool(t *testing.T) {
+	listed := map[string]bool{}
+	for _, c := range catalogue {
+		listed[c().Name] = true
+	}
+	docs, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if name := strings.TrimSuffix(d, ".md"); !listed[name] {
+			t.Errorf("%s describes a tool the catalogue does not list", d)
+		}
+	}
+	if len(docs) != len(catalogue) {
+		t.Errorf("%d descriptions, %d tools in the catalogue", len(docs), len(catalogue))
+	}
+}

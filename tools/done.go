@@ -24,10 +24,8 @@ type DoneOutput struct {
 // Done is a typed reference to done, for quiver.Call.
 var Done = tool.RefTo[DoneInput, DoneOutput]("done")
 
-func init() { register(newDone) }
-
 // done is an ordinary tool to a host: it changes nothing and returns its
-// summary. An agent loop recognises its result with IsDone and stops.
+// summary. An agent loop recognises its result with tool.IsDone and stops.
 func newDone() *tool.Tool {
 	return tool.Func("done", doneDescription,
 		func(_ context.Context, _ tool.Context, in DoneInput) (DoneOutput, error) {
@@ -37,20 +35,8 @@ func newDone() *tool.Tool {
 		tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
 }
 
-// IsDone reports whether res is the result of a done call, and its summary.
-// It looks at the typed output, which no provider and no trimming can forge
-// or drop: a tool that merely prints "done" is not done.
-func IsDone(res tool.Result) (summary string, ok bool) {
-	switch out := res.Output.(type) {
-	case DoneOutput:
-		return out.Summary, out.Done && !res.IsError
-	case *DoneOutput:
-		if out != nil {
-			return out.Summary, out.Done && !res.IsError
-		}
-	}
-	return "", false
-}
+// DoneSummary implements [tool.Doner]: an agent loop stops on it.
+func (o DoneOutput) DoneSummary() (string, bool) { return o.Summary, o.Done }
 
 // Render shows the summary.
 func (o DoneOutput) Render() tool.Result {

@@ -20,7 +20,7 @@ func TestDoneCarriesTheMarkerAndTheSummary(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			summary, ok := IsDone(res)
+			summary, ok := tool.IsDone(res)
 			if !ok || summary != c.summary || res.String() != c.text {
 				t.Errorf("IsDone = %q, %v; shown %q", summary, ok, res.String())
 			}
@@ -40,12 +40,12 @@ func TestIsDoneIgnoresLookalikes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if _, ok := IsDone(c.res); ok {
+			if _, ok := tool.IsDone(c.res); ok {
 				t.Error("IsDone = true")
 			}
 		})
 	}
-	if s, ok := IsDone(tool.Result{Output: &DoneOutput{Done: true, Summary: "s"}}); !ok || s != "s" {
+	if s, ok := tool.IsDone(tool.Result{Output: &DoneOutput{Done: true, Summary: "s"}}); !ok || s != "s" {
 		t.Errorf("pointer output: %q %v", s, ok)
 	}
 }

@@ -45,8 +45,6 @@ type EditOutput struct {
 // Edit is a typed reference to edit, for quiver.Call.
 var Edit = tool.RefTo[EditInput, *EditOutput]("edit")
 
-func init() { register(newEdit) }
-
 func newEdit() *tool.Tool {
 	return withPathArgs(tool.Func("edit", editDescription, editFile,
 		tool.InProcess(),

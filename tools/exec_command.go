@@ -13,7 +13,6 @@ import (
 
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/outputcache"
-	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
@@ -88,11 +87,6 @@ func (c ExecConfig) withDefaults() ExecConfig {
 // started a job kills it (Toolkit.EndSession).
 var jobsKey = tool.Key[*shell.Jobs]{ID: "quiver.exec.jobs", Shared: true,
 	Create: func(context.Context) (*shell.Jobs, error) { return shell.NewJobs(), nil }}
-
-func init() {
-	register(newExecCommand)
-	registerAlias(provider.Alias{Name: "run_command", Target: "exec_command", Renames: map[string]string{"working_dir": "workdir"}})
-}
 
 func newExecCommand() *tool.Tool {
 	return withPathArgs(tool.Func("exec_command", execCommandDescription, execCommand,

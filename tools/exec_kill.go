@@ -18,8 +18,6 @@ type ExecKillInput struct {
 // ExecKill is a typed reference to exec_kill, for quiver.Call.
 var ExecKill = tool.RefTo[ExecKillInput, *ExecJobOutput]("exec_kill")
 
-func init() { register(newExecKill) }
-
 // exec_kill only stops what exec_command started in this toolkit: low risk,
 // but not read-only (the read-only scope keeps it out along with exec).
 func newExecKill() *tool.Tool {

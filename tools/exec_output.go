@@ -41,8 +41,6 @@ type ExecJobOutput struct {
 // ExecOutput is a typed reference to exec_output, for quiver.Call.
 var ExecOutput = tool.RefTo[ExecOutputInput, *ExecJobOutput]("exec_output")
 
-func init() { register(newExecOutput) }
-
 func newExecOutput() *tool.Tool {
 	return tool.Func("exec_output", execOutputDescription, execOutput, tool.ReadOnly())
 }

@@ -80,8 +80,6 @@ const gitListLimit = 1000
 // gitTimeout bounds each git run.
 const gitTimeout = 60 * time.Second
 
-func init() { register(newGitStatusSummary) }
-
 func newGitStatusSummary() *tool.Tool {
 	return withPathArgs(tool.Func("git_status_summary", gitStatusDescription, gitStatusSummary, tool.ReadOnly(),
 		tool.WithSubjects(func(in GitStatusSummaryInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) })),

@@ -53,8 +53,6 @@ func BuiltinGlob(ctx context.Context, ws *workspace.Workspace, q *GlobQuery, c *
 	return err
 }
 
-func init() { register(func() *tool.Tool { return NewGlobSearch(BuiltinGlob) }) }
-
 // NewGlobSearch returns glob_search served by backend.
 func NewGlobSearch(backend GlobBackend) *tool.Tool {
 	run := func(ctx context.Context, tc tool.Context, in GlobSearchInput) (*GlobSearchOutput, error) {

@@ -81,8 +81,6 @@ func BuiltinGrep(ctx context.Context, ws *workspace.Workspace, q *GrepQuery, c *
 	return err
 }
 
-func init() { register(func() *tool.Tool { return NewGrepSearch(BuiltinGrep) }) }
-
 // NewGrepSearch returns grep_search served by backend.
 func NewGrepSearch(backend GrepBackend) *tool.Tool {
 	run := func(ctx context.Context, tc tool.Context, in GrepSearchInput) (*GrepSearchOutput, error) {

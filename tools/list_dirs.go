@@ -35,8 +35,6 @@ type DirEntry struct {
 // ListDirs is a typed reference to list_dirs, for quiver.Call.
 var ListDirs = tool.RefTo[ListDirsInput, *ListDirsOutput]("list_dirs")
 
-func init() { register(newListDirs) }
-
 func newListDirs() *tool.Tool {
 	return withPathArgs(tool.Func("list_dirs", listDirsDescription, listDirs,
 		tool.InProcess(),

@@ -39,8 +39,6 @@ type FileEntry struct {
 // ListFiles is a typed reference to list_files, for quiver.Call.
 var ListFiles = tool.RefTo[ListFilesInput, *ListFilesOutput]("list_files")
 
-func init() { register(newListFiles) }
-
 func newListFiles() *tool.Tool {
 	return withPathArgs(tool.Func("list_files", listFilesDescription, listFiles,
 		tool.InProcess(),

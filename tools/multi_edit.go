@@ -41,8 +41,6 @@ type MultiEditOutput struct {
 // MultiEdit is a typed reference to multi_edit, for quiver.Call.
 var MultiEdit = tool.RefTo[MultiEditInput, *MultiEditOutput]("multi_edit")
 
-func init() { register(newMultiEdit) }
-
 func newMultiEdit() *tool.Tool {
 	return withPathArgs(tool.Func("multi_edit", multiEditDescription, multiEdit,
 		tool.InProcess(),

@@ -54,8 +54,6 @@ type ReadFileOutput struct {
 // ReadFile is a typed reference to read_file, for quiver.Call.
 var ReadFile = tool.RefTo[ReadFileInput, *ReadFileOutput]("read_file")
 
-func init() { register(newReadFile) }
-
 func newReadFile() *tool.Tool {
 	return withPathArgs(tool.Func("read_file", readFileDescription, readFile,
 		tool.InProcess(),

@@ -33,8 +33,6 @@ type SearchMatch struct {
 // SearchCode is a typed reference to search_code, for quiver.Call.
 var SearchCode = tool.RefTo[SearchCodeInput, []SearchMatch]("search_code")
 
-func init() { register(func() *tool.Tool { return NewSearchCode(BuiltinGrep) }) }
-
 // NewSearchCode returns search_code served by backend.
 func NewSearchCode(backend GrepBackend) *tool.Tool {
 	run := func(ctx context.Context, tc tool.Context, in SearchCodeInput) ([]SearchMatch, error) {

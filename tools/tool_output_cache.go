@@ -58,8 +58,6 @@ var _ outputcache.NumberedLines = (*ReadFileOutput)(nil)
 // ToolOutputCache is a typed reference to tool_output_cache, for quiver.Call.
 var ToolOutputCache = tool.RefTo[ToolOutputCacheInput, *ToolOutputCacheOutput](outputcache.ReadTool)
 
-func init() { register(newToolOutputCache) }
-
 func newToolOutputCache() *tool.Tool {
 	return tool.Func(outputcache.ReadTool, toolOutputCacheDescription, readCachedOutput, tool.ReadOnly(), tool.InProcess())
 }

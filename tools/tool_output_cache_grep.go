@@ -48,8 +48,6 @@ type ToolOutputCacheGrepOutput struct {
 // ToolOutputCacheGrep is a typed reference to tool_output_cache_grep, for quiver.Call.
 var ToolOutputCacheGrep = tool.RefTo[ToolOutputCacheGrepInput, *ToolOutputCacheGrepOutput](outputcache.GrepTool)
 
-func init() { register(newToolOutputCacheGrep) }
-
 func newToolOutputCacheGrep() *tool.Tool {
 	return tool.Func(outputcache.GrepTool, toolOutputCacheGrepDescription, grepCachedOutput, tool.ReadOnly(), tool.InProcess())
 }

@@ -9,39 +9,51 @@
 // approval, output caching and audit belong to the pipeline, which runs them
 // once for every tool from every provider.
 //
-// Each tool file registers its constructor in an init function; [All] builds
-// the whole set. Registration keeps a tool's name, types, description and
-// handler in one place: adding a tool touches no other file. A toolkit gets
-// the set, with its aliases, from package provider/builtin (builtin.Standard).
+// The catalogue is an explicit list ([All] and [Aliases] below, in one
+// place): what a toolkit gets is read here, not assembled by init functions
+// of files it may not know of, and a tool added to the package is served
+// only once it is listed. A toolkit gets the set, with its aliases, from
+// package provider/builtin (builtin.Standard).
 package tools
 
 import (
 	"sort"
-	"sync"
 
 	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/tool"
 )
 
-var (
-	mu           sync.Mutex
-	constructors []func() *tool.Tool
-)
-
-// register adds a tool constructor; called from init functions.
-func register(newTool func() *tool.Tool) {
-	mu.Lock()
-	constructors = append(constructors, newTool)
-	mu.Unlock()
+// catalogue builds every built-in tool, one constructor each, in name order.
+var catalogue = []func() *tool.Tool{
+	newApplyPatch,
+	newDone,
+	newEdit,
+	newExecCommand,
+	newExecKill,
+	newExecOutput,
+	newGitStatusSummary,
+	func() *tool.Tool { return NewGlobSearch(BuiltinGlob) },
+	func() *tool.Tool { return NewGrepSearch(BuiltinGrep) },
+	newListDirs,
+	newListFiles,
+	newMultiEdit,
+	newReadFile,
+	func() *tool.Tool { return NewSearchCode(BuiltinGrep) },
+	newToolOutputCache,
+	newToolOutputCacheGrep,
+	newTree,
+	newValidateOutput,
+	newWebFetch,
+	newWebSearch,
+	newWriteFile,
+	newWriteTodos,
 }
 
 // All returns a fresh instance of every built-in tool that works on this
 // system (see [Unavailable]), sorted by name.
 func All() []*tool.Tool {
-	mu.Lock()
-	defer mu.Unlock()
-	out := make([]*tool.Tool, 0, len(constructors))
-	for _, c := range constructors {
+	out := make([]*tool.Tool, 0, len(catalogue))
+	for _, c := range catalogue {
 		if t := c(); Unavailable()[t.Name] == "" {
 			out = append(out, t)
 		}
@@ -50,20 +62,15 @@ func All() []*tool.Tool {
 	return out
 }
 
-// Aliases are the other names the built-in tools answer to, with argument
-// renames, so that a model prompted with either specification is served.
-// Tool files add theirs in init.
-var aliases []provider.Alias
-
-func registerAlias(a provider.Alias) {
-	mu.Lock()
-	aliases = append(aliases, a)
-	mu.Unlock()
+// aliases are the other names the built-in tools answer to, with argument
+// renames, so that a model prompted with either specification is served:
+// Codex's run_command, and todo_manager.
+var aliases = []provider.Alias{
+	{Name: "run_command", Target: "exec_command", Renames: map[string]string{"working_dir": "workdir"}},
+	{Name: "todo_manager", Target: "write_todos"},
 }
 
-// Aliases returns the registered aliases.
+// Aliases returns the built-in tools' aliases. The slice is the caller's.
 func Aliases() []provider.Alias {
-	mu.Lock()
-	defer mu.Unlock()
 	return append([]provider.Alias(nil), aliases...)
 }

@@ -37,8 +37,6 @@ type TreeOutput struct {
 // Tree is a typed reference to tree, for quiver.Call.
 var Tree = tool.RefTo[TreeInput, *TreeOutput]("tree")
 
-func init() { register(newTree) }
-
 func newTree() *tool.Tool {
 	return withPathArgs(tool.Func("tree", treeDescription, drawTree,
 		tool.InProcess(),

@@ -153,8 +153,6 @@ func (r *OutputTypes) validator(name string) (*schema.Validator, bool) {
 	return v, ok
 }
 
-func init() { register(newValidateOutput) }
-
 func newValidateOutput() *tool.Tool {
 	return tool.Func("validate_output", validateOutputDescription, validateOutput,
 		tool.InProcess(),

@@ -121,8 +121,6 @@ func (o *WebFetchOutput) Render() tool.Result {
 // WebFetch is a typed reference to web_fetch, for quiver.Call.
 var WebFetch = tool.RefTo[WebFetchInput, *WebFetchOutput]("web_fetch")
 
-func init() { register(newWebFetch) }
-
 func newWebFetch() *tool.Tool {
 	return tool.Func("web_fetch", webFetchDescription, webFetch,
 		tool.InProcess(),

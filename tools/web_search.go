@@ -68,8 +68,6 @@ func (o *WebSearchOutput) Render() tool.Result {
 // WebSearch is a typed reference to web_search, for quiver.Call.
 var WebSearch = tool.RefTo[WebSearchInput, *WebSearchOutput]("web_search")
 
-func init() { register(newWebSearch) }
-
 func newWebSearch() *tool.Tool {
 	return tool.Func("web_search", webSearchDescription, webSearch,
 		tool.InProcess(),

@@ -30,8 +30,6 @@ type WriteFileOutput struct {
 // WriteFile is a typed reference to write_file, for quiver.Call.
 var WriteFile = tool.RefTo[WriteFileInput, *WriteFileOutput]("write_file")
 
-func init() { register(newWriteFile) }
-
 func newWriteFile() *tool.Tool {
 	return withPathArgs(tool.Func("write_file", writeFileDescription, writeFile,
 		tool.InProcess(),

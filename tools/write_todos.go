@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -131,11 +130,6 @@ func (p *Plan) replace(items []TodoInput) []PlanItem {
 		fn(slices.Clone(next))
 	}
 	return slices.Clone(next)
-}
-
-func init() {
-	register(newWriteTodos)
-	registerAlias(provider.Alias{Name: "todo_manager", Target: "write_todos"})
 }
 
 func newWriteTodos() *tool.Tool {
