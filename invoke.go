@@ -327,12 +327,9 @@ func (tk *Toolkit) decide(ctx context.Context, c *call) error {
 }
 
 // suggest is what an approval request says about the allow list: the
-// rules that would pass the call, or why none can. A custom tool runs its
-// template without a shell, so its rules are written over its arguments,
-// never as a shell line (policy.Policy.Suggest's argv).
+// rules that would pass the call, or why none can.
 func (c *call) suggest() ([]string, string) {
-	argv := c.entry != nil && c.entry.Provider == "custom"
-	return c.tk.policy.Suggest(c.tool, c.subjects, c.risk, argv)
+	return c.tk.policy.Suggest(c.tool, c.subjects, c.risk)
 }
 
 // approve asks the approver about calls the policy referred to a person. An

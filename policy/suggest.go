@@ -24,13 +24,14 @@ import (
 // is allow: where an ask rule, [policy.tools], a protected path or a word
 // known only when the line runs stands in the way, the answer says which.
 //
-// argv is for a tool that runs a command template without a shell (a
-// custom tool): its words are arguments, never shell syntax, and a word a
-// rule would show as shell — spaces, quotes, ; & | $ ( ) or a glob
-// character — is written "*", so that the rule reads as the template's
-// words with a wildcard where such a value went: echo_it(echo --title *).
-func (p *Policy) Suggest(t *tool.Tool, subjects []tool.Subject, risk tool.Risk, argv bool) (rules []string, why string) {
-	rules, why = candidates(t.Name, subjects, argv)
+// A tool that runs a command template without a shell (a custom tool:
+// [tool.Tool.ArgvCommands]) has words that are arguments, never shell
+// syntax, and a word a rule would show as shell — spaces, quotes,
+// ; & | $ ( ) or a glob character — is written "*", so that the rule
+// reads as the template's words with a wildcard where such a value went:
+// echo_it(echo --title *).
+func (p *Policy) Suggest(t *tool.Tool, subjects []tool.Subject, risk tool.Risk) (rules []string, why string) {
+	rules, why = candidates(t.Name, subjects, t.ArgvCommands)
 	if len(rules) == 0 {
 		return nil, why
 	}

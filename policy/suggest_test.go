@@ -12,7 +12,7 @@ import (
 
 // customTool is a command-template tool as provider/custom makes it: high
 // risk, its command line the shell.Join of the argv it runs without a shell.
-var customTool = &tool.Tool{Name: "echo_it", Risk: tool.RiskHigh}
+var customTool = &tool.Tool{Name: "echo_it", Risk: tool.RiskHigh, ArgvCommands: true}
 
 func argvSubject(argv ...string) []tool.Subject {
 	return []tool.Subject{{Kind: tool.SubjectCommand, Value: shell.Join(argv)}}
@@ -43,39 +43,38 @@ func TestSuggestCoversTheWholeCall(t *testing.T) {
 		cfg      Config
 		tool     *tool.Tool
 		subjects []tool.Subject
-		argv     bool
 		want     []string
 		why      string // for want == nil
 	}{
-		{"pipe", base, execTool, cmd("cat a | tee b"), false, []string{"exec_command(cat a)", "exec_command(tee b)"}, ""},
-		{"and", base, execTool, cmd("npm test && ls"), false, []string{"exec_command(npm test)", "exec_command(ls)"}, ""},
-		{"or and semicolon", base, execTool, cmd("make || make clean; make"), false, []string{"exec_command(make)", "exec_command(make clean)"}, ""},
-		{"redirections", base, execTool, cmd("sort < in.txt > out.txt 2>&1"), false, []string{"exec_command(sort)"}, ""},
-		{"append and pipe", base, execTool, cmd("grep -n x a.go | head -5 >> notes"), false, []string{"exec_command(grep -n x a.go)", "exec_command(head -5)"}, ""},
-		{"subshell", base, execTool, cmd("(cd sub && go test ./...)"), false, []string{"exec_command(cd sub)", "exec_command(go test ./...)"}, ""},
-		{"block", base, execTool, cmd("{ echo a; echo b; } > both"), false, []string{"exec_command(echo a)", "exec_command(echo b)"}, ""},
-		{"sh -c", base, execTool, cmd("sh -c 'echo hi'"), false, []string{"exec_command(sh -c echo hi)", "exec_command(echo hi)"}, ""},
-		{"quoted word", base, execTool, cmd("git commit -m 'fix it'"), false, []string{"exec_command(git commit -m fix it)"}, ""},
-		{"command substitution", base, execTool, cmd("echo $(date)"), false, nil, `"echo $(date)" has a word known only when the line runs`},
-		{"variable", base, execTool, cmd("cat $HOME/x | wc -l"), false, nil, "known only when the line runs"},
-		{"glob", base, execTool, cmd("ls *.go"), false, nil, "known only when the line runs"},
-		{"program from standard input", base, execTool, cmd("printf 'rm x' | sh"), false, nil, "read from standard input"},
-		{"does not parse", base, execTool, cmd("echo 'open"), false, nil, "does not parse"},
-		{"assignment only", base, execTool, cmd("X=1"), false, nil, "only the bare rule exec_command"},
-		{"an ask rule comes first", withAsk, execTool, cmd("git add . && git push origin main"), false, nil, `the rule "exec_command(git push *)" asks about it`},
-		{"tools map ask", withAsk, webFetch, link("https://docs.example/a"), false, nil, "tools.web_fetch = ask asks about every call"},
-		{"a path as written and as resolved", base, editTool, append(file("./src/a.go"), file("lib/a.go")...), false, []string{"edit(src/a.go)", "edit(lib/a.go)"}, ""},
-		{"no subjects", base, mcpTool, nil, false, []string{"github__create_issue"}, ""},
-		{"one host", base, webFetch, link("https://user@Attacker.Example./c?x=1"), false, []string{"web_fetch(domain:attacker.example)"}, ""},
-		{"hosts sharing a domain", base, webFetch, append(link("https://html.duckduckgo.com/html/?q=x"), link("https://api.duckduckgo.com/?q=x")...), false, []string{"web_fetch(domain:duckduckgo.com)"}, ""},
-		{"hosts sharing none", base, webFetch, append(link("https://a.example/"), link("https://b.test/")...), false, []string{"web_fetch(domain:a.example)", "web_fetch(domain:b.test)"}, ""},
-		{"custom: plain values kept", base, customTool, argvSubject("git", "log", "-n", "5", "--", "src/a.go"), true, []string{"echo_it(git log -n 5 -- src/a.go)"}, ""},
-		{"custom: a value with a space becomes *", base, customTool, argvSubject("echo", "hello world"), true, []string{"echo_it(echo *)"}, ""},
-		{"custom: an empty value becomes *", base, customTool, argvSubject("printf", "%s", ""), true, []string{"echo_it(printf %s *)"}, ""},
-		{"custom: options with = are plain", base, customTool, argvSubject("fmt", "--width=80"), true, []string{"echo_it(fmt --width=80)"}, ""},
-		{"custom: shell syntax in a value", base, customTool, argvSubject("echo", "--title", "a; touch x $(id) y"), true, nil,
+		{"pipe", base, execTool, cmd("cat a | tee b"), []string{"exec_command(cat a)", "exec_command(tee b)"}, ""},
+		{"and", base, execTool, cmd("npm test && ls"), []string{"exec_command(npm test)", "exec_command(ls)"}, ""},
+		{"or and semicolon", base, execTool, cmd("make || make clean; make"), []string{"exec_command(make)", "exec_command(make clean)"}, ""},
+		{"redirections", base, execTool, cmd("sort < in.txt > out.txt 2>&1"), []string{"exec_command(sort)"}, ""},
+		{"append and pipe", base, execTool, cmd("grep -n x a.go | head -5 >> notes"), []string{"exec_command(grep -n x a.go)", "exec_command(head -5)"}, ""},
+		{"subshell", base, execTool, cmd("(cd sub && go test ./...)"), []string{"exec_command(cd sub)", "exec_command(go test ./...)"}, ""},
+		{"block", base, execTool, cmd("{ echo a; echo b; } > both"), []string{"exec_command(echo a)", "exec_command(echo b)"}, ""},
+		{"sh -c", base, execTool, cmd("sh -c 'echo hi'"), []string{"exec_command(sh -c echo hi)", "exec_command(echo hi)"}, ""},
+		{"quoted word", base, execTool, cmd("git commit -m 'fix it'"), []string{"exec_command(git commit -m fix it)"}, ""},
+		{"command substitution", base, execTool, cmd("echo $(date)"), nil, `"echo $(date)" has a word known only when the line runs`},
+		{"variable", base, execTool, cmd("cat $HOME/x | wc -l"), nil, "known only when the line runs"},
+		{"glob", base, execTool, cmd("ls *.go"), nil, "known only when the line runs"},
+		{"program from standard input", base, execTool, cmd("printf 'rm x' | sh"), nil, "read from standard input"},
+		{"does not parse", base, execTool, cmd("echo 'open"), nil, "does not parse"},
+		{"assignment only", base, execTool, cmd("X=1"), nil, "only the bare rule exec_command"},
+		{"an ask rule comes first", withAsk, execTool, cmd("git add . && git push origin main"), nil, `the rule "exec_command(git push *)" asks about it`},
+		{"tools map ask", withAsk, webFetch, link("https://docs.example/a"), nil, "tools.web_fetch = ask asks about every call"},
+		{"a path as written and as resolved", base, editTool, append(file("./src/a.go"), file("lib/a.go")...), []string{"edit(src/a.go)", "edit(lib/a.go)"}, ""},
+		{"no subjects", base, mcpTool, nil, []string{"github__create_issue"}, ""},
+		{"one host", base, webFetch, link("https://user@Attacker.Example./c?x=1"), []string{"web_fetch(domain:attacker.example)"}, ""},
+		{"hosts sharing a domain", base, webFetch, append(link("https://html.duckduckgo.com/html/?q=x"), link("https://api.duckduckgo.com/?q=x")...), []string{"web_fetch(domain:duckduckgo.com)"}, ""},
+		{"hosts sharing none", base, webFetch, append(link("https://a.example/"), link("https://b.test/")...), []string{"web_fetch(domain:a.example)", "web_fetch(domain:b.test)"}, ""},
+		{"custom: plain values kept", base, customTool, argvSubject("git", "log", "-n", "5", "--", "src/a.go"), []string{"echo_it(git log -n 5 -- src/a.go)"}, ""},
+		{"custom: a value with a space becomes *", base, customTool, argvSubject("echo", "hello world"), []string{"echo_it(echo *)"}, ""},
+		{"custom: an empty value becomes *", base, customTool, argvSubject("printf", "%s", ""), []string{"echo_it(printf %s *)"}, ""},
+		{"custom: options with = are plain", base, customTool, argvSubject("fmt", "--width=80"), []string{"echo_it(fmt --width=80)"}, ""},
+		{"custom: shell syntax in a value", base, customTool, argvSubject("echo", "--title", "a; touch x $(id) y"), nil,
 			"the rule echo_it(echo --title *) would pass the calls like it whose values are plain"},
-		{"custom: a glob in a value", base, customTool, argvSubject("ls", "src/*.go"), true, nil, "echo_it(ls *)"},
+		{"custom: a glob in a value", base, customTool, argvSubject("ls", "src/*.go"), nil, "echo_it(ls *)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := New(c.cfg, sandbox.WorkspaceWrite)
@@ -85,7 +84,7 @@ func TestSuggestCoversTheWholeCall(t *testing.T) {
 			if d := p.Decide(c.tool, c.subjects, tool.RiskHigh).Decision; d != Ask {
 				t.Fatalf("the call is %s before any rule is added, want ask", d)
 			}
-			got, why := p.Suggest(c.tool, c.subjects, tool.RiskHigh, c.argv)
+			got, why := p.Suggest(c.tool, c.subjects, tool.RiskHigh)
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Errorf("rules (-want +got):\n%s", diff)
 			}
@@ -112,7 +111,7 @@ func TestSuggestProtectedPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, why := p.Suggest(editTool, file(".git/config"), tool.RiskHigh, false)
+	rules, why := p.Suggest(editTool, file(".git/config"), tool.RiskHigh)
 	if rules != nil || !strings.Contains(why, "protected path .git") {
 		t.Errorf("Suggest = %q, %q; want none, naming .git", rules, why)
 	}
@@ -135,7 +134,7 @@ func FuzzSuggest(f *testing.F) {
 		if p.Decide(execTool, subjects, tool.RiskHigh).Decision != Ask {
 			return
 		}
-		rules, why := p.Suggest(execTool, subjects, tool.RiskHigh, false)
+		rules, why := p.Suggest(execTool, subjects, tool.RiskHigh)
 		if len(rules) == 0 {
 			if why == "" {
 				t.Fatalf("no rule for %q and no reason", line)
@@ -167,7 +166,7 @@ func FuzzSuggestArgv(f *testing.F) {
 			return // an argv word cannot hold NUL
 		}
 		subjects := argvSubject("prog", a, b)
-		rules, why := p.Suggest(customTool, subjects, tool.RiskHigh, true)
+		rules, why := p.Suggest(customTool, subjects, tool.RiskHigh)
 		if len(rules) == 0 {
 			if why == "" {
 				t.Fatalf("no rule for %q and no reason", subjects[0].Value)

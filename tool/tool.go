@@ -116,6 +116,16 @@ type Tool struct {
 	// The path rules of a tool that does not set it bind only its own calls.
 	WritesSubjectPaths bool
 
+	// ArgvCommands says that the command subjects of the tool's calls are
+	// argument vectors it runs without a shell, written as a shell line
+	// (shell.Join) only to be matched: a custom tool's filled-in template.
+	// A word that looks like shell syntax is then one argument, never a
+	// pipe or a substitution, and the allow rules an approval request
+	// suggests name the words with "*" where such a value went
+	// (policy.Policy.Suggest). Tools that hand their command to a shell
+	// (exec_command) leave it false.
+	ArgvCommands bool
+
 	// InProcess says that the tool's calls run inside the host's process and
 	// start no other: ending the process ends the call, and nothing of it
 	// runs on. A tool that is also annotated ReadOnly, and not OpenWorld,

@@ -160,7 +160,10 @@ func build(c Spec, opts Options) (*tool.Tool, error) {
 		Risk:        risk,
 		Annotations: tool.Annotations{ReadOnly: risk == tool.RiskLow},
 		Subjects:    d.subjects,
-		Execute:     d.execute,
+		// The template runs without a shell; its command line is
+		// shell.Join of the argv, for matching only.
+		ArgvCommands: true,
+		Execute:      d.execute,
 	}, nil
 }
 
