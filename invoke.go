@@ -339,7 +339,7 @@ func (tk *Toolkit) approve(ctx context.Context, c *call) error {
 		return nil
 	}
 	req := policy.Request{Tool: c.tool.Name, CallID: c.ID, Arguments: c.args, Risk: c.risk,
-		Rule: c.verdict.Rule, Subjects: c.subjects}
+		Rule: c.verdict.Rule, Subjects: c.subjects, View: c.tool.View}
 	req.Suggest, req.NoSuggest = c.suggest()
 	a, err := tk.approver.Approve(ctx, req)
 	c.approval = a

@@ -16,6 +16,9 @@ type Request struct {
 	Risk      tool.Risk
 	Rule      string         // the rule (or default) that said ask
 	Subjects  []tool.Subject // what the call acts on
+	// View is the tool's own view of its calls ([tool.Tool].View): how
+	// a prompt shows the arguments to the person asked.
+	View tool.View
 	// Suggest are the allow rules that, added to the policy together, let
 	// this call through without asking ([Policy.Suggest]): one per command
 	// of its command line, per path or per host; each is needed. It is

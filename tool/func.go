@@ -26,6 +26,7 @@ type funcConfig struct {
 	readOnlyWhenLowRisk bool
 	writesSubjectPaths  bool
 	inProcess           bool
+	view                View
 }
 
 // WithRisk sets the tool's risk (default [RiskLow] for read-only tools, else
@@ -174,6 +175,7 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, tc
 		ReadOnlyWhenLowRisk: cfg.readOnlyWhenLowRisk,
 		WritesSubjectPaths:  cfg.writesSubjectPaths,
 		InProcess:           cfg.inProcess,
+		View:                cfg.view,
 		Execute: func(ctx context.Context, tc Context, raw json.RawMessage) (Result, error) {
 			in, err := decodeCall[In](tc, raw)
 			if err != nil {

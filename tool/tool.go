@@ -136,6 +136,10 @@ type Tool struct {
 	// default, is the safe answer for any tool.
 	InProcess bool
 
+	// View is how a call is shown to people: in an approval prompt and on
+	// one line of a run's log. The zero View shows it generically.
+	View View
+
 	// Execute runs the tool. A returned error that is not a *Error becomes
 	// EXECUTION_FAILED.
 	Execute func(ctx context.Context, tc Context, args json.RawMessage) (Result, error)

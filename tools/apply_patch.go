@@ -31,7 +31,7 @@ type ApplyPatchOutput struct {
 var ApplyPatch = tool.RefTo[ApplyPatchInput, *ApplyPatchOutput]("apply_patch")
 
 func newApplyPatch() *tool.Tool {
-	return withPathArgs(tool.Func("apply_patch", applyPatchDescription, applyPatch,
+	return withPathArgs(tool.Func("apply_patch", applyPatchDescription, applyPatch, patchView,
 		tool.InProcess(),
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true}),

@@ -31,7 +31,7 @@ func newDone() *tool.Tool {
 		func(_ context.Context, _ tool.Context, in DoneInput) (DoneOutput, error) {
 			return DoneOutput{Done: true, Summary: in.Summary}, nil
 		},
-		tool.InProcess(),
+		tool.InProcess(), summaryOf("summary"),
 		tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
 }
 

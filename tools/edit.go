@@ -46,7 +46,7 @@ type EditOutput struct {
 var Edit = tool.RefTo[EditInput, *EditOutput]("edit")
 
 func newEdit() *tool.Tool {
-	return withPathArgs(tool.Func("edit", editDescription, editFile,
+	return withPathArgs(tool.Func("edit", editDescription, editFile, editView,
 		tool.InProcess(),
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true}),

@@ -89,7 +89,7 @@ var jobsKey = tool.Key[*shell.Jobs]{ID: "quiver.exec.jobs", Shared: true,
 	Create: func(context.Context) (*shell.Jobs, error) { return shell.NewJobs(), nil }}
 
 func newExecCommand() *tool.Tool {
-	return withPathArgs(tool.Func("exec_command", execCommandDescription, execCommand,
+	return withPathArgs(tool.Func("exec_command", execCommandDescription, execCommand, commandView,
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true, OpenWorld: true}),
 		tool.WithCallRisk(execRisk),

@@ -21,7 +21,7 @@ var ExecKill = tool.RefTo[ExecKillInput, *ExecJobOutput]("exec_kill")
 // exec_kill only stops what exec_command started in this toolkit: low risk,
 // but not read-only (the read-only scope keeps it out along with exec).
 func newExecKill() *tool.Tool {
-	return tool.Func("exec_kill", execKillDescription, execKill,
+	return tool.Func("exec_kill", execKillDescription, execKill, summaryOf("job_id"),
 		tool.WithRisk(tool.RiskLow),
 		tool.WithAnnotations(tool.Annotations{Idempotent: true}))
 }

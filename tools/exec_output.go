@@ -42,7 +42,7 @@ type ExecJobOutput struct {
 var ExecOutput = tool.RefTo[ExecOutputInput, *ExecJobOutput]("exec_output")
 
 func newExecOutput() *tool.Tool {
-	return tool.Func("exec_output", execOutputDescription, execOutput, tool.ReadOnly())
+	return tool.Func("exec_output", execOutputDescription, execOutput, summaryOf("job_id"), tool.ReadOnly())
 }
 
 func execOutput(ctx context.Context, tc tool.Context, in ExecOutputInput) (*ExecJobOutput, error) {

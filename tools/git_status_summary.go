@@ -81,7 +81,7 @@ const gitListLimit = 1000
 const gitTimeout = 60 * time.Second
 
 func newGitStatusSummary() *tool.Tool {
-	return withPathArgs(tool.Func("git_status_summary", gitStatusDescription, gitStatusSummary, tool.ReadOnly(),
+	return withPathArgs(tool.Func("git_status_summary", gitStatusDescription, gitStatusSummary, summaryOf("path"), tool.ReadOnly(),
 		tool.WithSubjects(func(in GitStatusSummaryInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) })),
 		onePath("path", aFile|aDir, func(in GitStatusSummaryInput) string { return in.Path }))
 }

@@ -58,7 +58,7 @@ func NewGlobSearch(backend GlobBackend) *tool.Tool {
 	run := func(ctx context.Context, tc tool.Context, in GlobSearchInput) (*GlobSearchOutput, error) {
 		return globSearch(ctx, tc, in, backend)
 	}
-	return withPathArgs(tool.Func("glob_search", globSearchDescription, run,
+	return withPathArgs(tool.Func("glob_search", globSearchDescription, run, summaryOf("pattern"),
 		tool.InProcess(),
 		tool.ReadOnly(),
 		tool.WithSubjects(func(in GlobSearchInput) []tool.Subject { return tool.PathSubject(orRoot(in.BaseDir)) })),

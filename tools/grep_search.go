@@ -86,7 +86,7 @@ func NewGrepSearch(backend GrepBackend) *tool.Tool {
 	run := func(ctx context.Context, tc tool.Context, in GrepSearchInput) (*GrepSearchOutput, error) {
 		return grepSearch(ctx, tc, in, backend)
 	}
-	return withPathArgs(tool.Func("grep_search", grepSearchDescription, run,
+	return withPathArgs(tool.Func("grep_search", grepSearchDescription, run, summaryOf("path", "pattern"),
 		tool.InProcess(),
 		tool.ReadOnly(),
 		tool.WithSubjects(func(in GrepSearchInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) })),

@@ -36,7 +36,7 @@ type DirEntry struct {
 var ListDirs = tool.RefTo[ListDirsInput, *ListDirsOutput]("list_dirs")
 
 func newListDirs() *tool.Tool {
-	return withPathArgs(tool.Func("list_dirs", listDirsDescription, listDirs,
+	return withPathArgs(tool.Func("list_dirs", listDirsDescription, listDirs, summaryOf("path"),
 		tool.InProcess(),
 		tool.ReadOnly(),
 		tool.WithSubjects(func(in ListDirsInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) })),

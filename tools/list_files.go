@@ -40,7 +40,7 @@ type FileEntry struct {
 var ListFiles = tool.RefTo[ListFilesInput, *ListFilesOutput]("list_files")
 
 func newListFiles() *tool.Tool {
-	return withPathArgs(tool.Func("list_files", listFilesDescription, listFiles,
+	return withPathArgs(tool.Func("list_files", listFilesDescription, listFiles, summaryOf("path", "pattern"),
 		tool.InProcess(),
 		tool.ReadOnly(),
 		tool.WithSubjects(func(in ListFilesInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) })),

@@ -42,7 +42,7 @@ type MultiEditOutput struct {
 var MultiEdit = tool.RefTo[MultiEditInput, *MultiEditOutput]("multi_edit")
 
 func newMultiEdit() *tool.Tool {
-	return withPathArgs(tool.Func("multi_edit", multiEditDescription, multiEdit,
+	return withPathArgs(tool.Func("multi_edit", multiEditDescription, multiEdit, multiEditView,
 		tool.InProcess(),
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true}),

@@ -55,7 +55,7 @@ type ReadFileOutput struct {
 var ReadFile = tool.RefTo[ReadFileInput, *ReadFileOutput]("read_file")
 
 func newReadFile() *tool.Tool {
-	return withPathArgs(tool.Func("read_file", readFileDescription, readFile,
+	return withPathArgs(tool.Func("read_file", readFileDescription, readFile, summaryOf("path"),
 		tool.InProcess(),
 		tool.ReadOnly(),
 		tool.WithSubjects(func(in ReadFileInput) []tool.Subject { return tool.PathSubject(in.Path) })),

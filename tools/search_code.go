@@ -38,7 +38,7 @@ func NewSearchCode(backend GrepBackend) *tool.Tool {
 	run := func(ctx context.Context, tc tool.Context, in SearchCodeInput) ([]SearchMatch, error) {
 		return searchCode(ctx, tc, in, backend)
 	}
-	return tool.Func("search_code", searchCodeDescription, run, tool.ReadOnly(), tool.InProcess(),
+	return tool.Func("search_code", searchCodeDescription, run, summaryOf("query"), tool.ReadOnly(), tool.InProcess(),
 		tool.WithSubjects(func(SearchCodeInput) []tool.Subject { return tool.PathSubject(".") }))
 }
 

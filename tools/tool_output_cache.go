@@ -59,7 +59,7 @@ var _ outputcache.NumberedLines = (*ReadFileOutput)(nil)
 var ToolOutputCache = tool.RefTo[ToolOutputCacheInput, *ToolOutputCacheOutput](outputcache.ReadTool)
 
 func newToolOutputCache() *tool.Tool {
-	return tool.Func(outputcache.ReadTool, toolOutputCacheDescription, readCachedOutput, tool.ReadOnly(), tool.InProcess())
+	return tool.Func(outputcache.ReadTool, toolOutputCacheDescription, readCachedOutput, summaryOf("ref_id"), tool.ReadOnly(), tool.InProcess())
 }
 
 func readCachedOutput(ctx context.Context, tc tool.Context, in ToolOutputCacheInput) (*ToolOutputCacheOutput, error) {

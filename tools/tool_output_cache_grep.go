@@ -49,7 +49,7 @@ type ToolOutputCacheGrepOutput struct {
 var ToolOutputCacheGrep = tool.RefTo[ToolOutputCacheGrepInput, *ToolOutputCacheGrepOutput](outputcache.GrepTool)
 
 func newToolOutputCacheGrep() *tool.Tool {
-	return tool.Func(outputcache.GrepTool, toolOutputCacheGrepDescription, grepCachedOutput, tool.ReadOnly(), tool.InProcess())
+	return tool.Func(outputcache.GrepTool, toolOutputCacheGrepDescription, grepCachedOutput, summaryOf("pattern", "ref_id"), tool.ReadOnly(), tool.InProcess())
 }
 
 func grepCachedOutput(ctx context.Context, tc tool.Context, in ToolOutputCacheGrepInput) (*ToolOutputCacheGrepOutput, error) {

@@ -38,7 +38,7 @@ type TreeOutput struct {
 var Tree = tool.RefTo[TreeInput, *TreeOutput]("tree")
 
 func newTree() *tool.Tool {
-	return withPathArgs(tool.Func("tree", treeDescription, drawTree,
+	return withPathArgs(tool.Func("tree", treeDescription, drawTree, summaryOf("path"),
 		tool.InProcess(),
 		tool.ReadOnly(),
 		tool.WithSubjects(func(in TreeInput) []tool.Subject { return tool.PathSubject(orRoot(in.Path)) })),

@@ -122,7 +122,7 @@ func (o *WebFetchOutput) Render() tool.Result {
 var WebFetch = tool.RefTo[WebFetchInput, *WebFetchOutput]("web_fetch")
 
 func newWebFetch() *tool.Tool {
-	return tool.Func("web_fetch", webFetchDescription, webFetch,
+	return tool.Func("web_fetch", webFetchDescription, webFetch, summaryOf("url"),
 		tool.InProcess(),
 		tool.WithRisk(tool.RiskLow),
 		tool.WithAnnotations(tool.Annotations{ReadOnly: true, OpenWorld: true}),

@@ -69,7 +69,7 @@ func (o *WebSearchOutput) Render() tool.Result {
 var WebSearch = tool.RefTo[WebSearchInput, *WebSearchOutput]("web_search")
 
 func newWebSearch() *tool.Tool {
-	return tool.Func("web_search", webSearchDescription, webSearch,
+	return tool.Func("web_search", webSearchDescription, webSearch, summaryOf("query"),
 		tool.InProcess(),
 		tool.WithRisk(tool.RiskLow),
 		tool.WithAnnotations(tool.Annotations{ReadOnly: true, OpenWorld: true}),

@@ -31,7 +31,7 @@ type WriteFileOutput struct {
 var WriteFile = tool.RefTo[WriteFileInput, *WriteFileOutput]("write_file")
 
 func newWriteFile() *tool.Tool {
-	return withPathArgs(tool.Func("write_file", writeFileDescription, writeFile,
+	return withPathArgs(tool.Func("write_file", writeFileDescription, writeFile, writeView,
 		tool.InProcess(),
 		tool.WithRisk(tool.RiskHigh),
 		tool.WithAnnotations(tool.Annotations{Destructive: true, Idempotent: true}),

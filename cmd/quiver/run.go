@@ -96,6 +96,12 @@ func (a *app) runCommand() *cobra.Command {
 			if err := f.checkToolChoice(ctx, cmd, ac.Toolkit); err != nil {
 				return usageError(err)
 			}
+			view.summaryArgs = func(name string) []string {
+				if t, err := ac.Toolkit.Lookup(ctx, name); err == nil {
+					return t.View.Summary
+				}
+				return nil
+			}
 			ac.OnEvent = view.event
 			res, err := agent.Run(ctx, ac, args[0])
 			if err == nil && f.jsonOutput && !a.flags.json && !res.Done {

@@ -37,6 +37,11 @@ type runView struct {
 	thinking       bool // thinking is being written to errw
 	streamedAnswer bool // some text reached out
 	enc            *json.Encoder
+	// summaryArgs names the arguments that sum up a call of the named
+	// tool, as the tool's view says ([tool.View].Summary); nil, or a nil
+	// answer, leaves it to commonSummaryArgs. Set once the toolkit is
+	// built, before the run starts.
+	summaryArgs func(name string) []string
 }
 
 func newRunView(out, errw io.Writer, asJSON, quiet, dim bool) *runView {
@@ -104,7 +109,7 @@ func (v *runView) event(ev driver.Event) {
 		}
 		v.endThinking()
 		v.endText()
-		fmt.Fprintf(v.errw, "⏺ %s(%s)\n", visible.String(c.Name), summarize(c.Arguments))
+		fmt.Fprintf(v.errw, "⏺ %s(%s)\n", visible.String(c.Name), summarize(v.summaryKeys(c.Name), c.Arguments))
 	case driver.EventDone:
 		if !v.json {
 			v.endThinking()
@@ -187,18 +192,29 @@ func (v *runView) finish(res *agent.Result, err error) error {
 	return nil
 }
 
-// summaryKeys are the arguments that say the most about a call, in the
-// order they are looked for.
-var summaryKeys = []string{"command", "argv", "path", "pattern", "query", "url", "ref_id", "job_id", "summary"}
+// commonSummaryArgs sum up a call of a tool whose view names none (an MCP
+// server's, a custom tool): the arguments that, in any tool, say most
+// about what a call does, in the order they are looked for.
+var commonSummaryArgs = []string{"command", "argv", "path", "pattern", "query", "url"}
 
-// summarize is a call's arguments on one short line: its main argument
-// when it has one of summaryKeys, else its JSON, clipped.
-func summarize(args json.RawMessage) string {
+// summaryKeys are the arguments that sum up a call of the tool name.
+func (v *runView) summaryKeys(name string) []string {
+	if v.summaryArgs != nil {
+		if keys := v.summaryArgs(name); keys != nil {
+			return keys
+		}
+	}
+	return commonSummaryArgs
+}
+
+// summarize is a call's arguments on one short line: the first of keys
+// it has, not empty, else its JSON, clipped.
+func summarize(keys []string, args json.RawMessage) string {
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil {
 		return clipLine(string(args))
 	}
-	for _, k := range summaryKeys {
+	for _, k := range keys {
 		switch v := m[k].(type) {
 		case string:
 			if v != "" {

@@ -91,8 +91,8 @@ const attackCommand = "echo '[core] fsmonitor = touch pwned' >> .git/config # \x
 func execRequest(command string) policy.Request {
 	args, _ := json.Marshal(map[string]any{"command": command, "env": []string{"GIT_CONFIG_GLOBAL=/tmp/evil"},
 		"background": true, "timeout_secs": 600, "workdir": "src"})
-	return policy.Request{Tool: "exec_command", Arguments: args, Risk: "high", Rule: "default = ask",
-		Subjects: []tool.Subject{{Kind: tool.SubjectCommand, Value: command}}}
+	return viewed(policy.Request{Tool: "exec_command", Arguments: args, Risk: "high", Rule: "default = ask",
+		Subjects: []tool.Subject{{Kind: tool.SubjectCommand, Value: command}}})
 }
 
 // mustShowEverything checks what a person was shown of execRequest(command).

@@ -16,10 +16,10 @@ import (
 	"github.com/quiverkit/quiver/tool"
 )
 
-var askReq = policy.Request{
+var askReq = approve.Viewed(policy.Request{
 	Tool: "write_file", CallID: "c1", Arguments: json.RawMessage(`{"path":"a.txt","content":"hi"}`),
 	Risk: tool.RiskHigh, Rule: "ask: write_file", Suggest: []string{"write_file(a.txt)"},
-}
+})
 
 // approveOver connects a real go-sdk client (with the given elicitation
 // handler, nil for none) to a real server whose one tool runs approver, and
@@ -158,7 +158,7 @@ const attack = "echo x >> .git/config # \x1b[2K\r$ go test ./... \u202egnp.txt"
 
 func execReq(command string) policy.Request {
 	args, _ := json.Marshal(map[string]any{"command": command, "env": []string{"GIT_CONFIG_GLOBAL=/tmp/evil"}, "background": true})
-	return policy.Request{Tool: "exec_command", CallID: "c2", Arguments: args, Risk: tool.RiskHigh, Rule: "default = ask"}
+	return approve.Viewed(policy.Request{Tool: "exec_command", CallID: "c2", Arguments: args, Risk: tool.RiskHigh, Rule: "default = ask"})
 }
 
 // TestElicitShowsExactlyWhatRuns asks a real go-sdk client: the message

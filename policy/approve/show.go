@@ -10,6 +10,7 @@ import (
 
 	"github.com/quiverkit/quiver/internal/visible"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/tool"
 )
 
 // Bounds of what [Prompt] shows of one argument before it is asked to show
@@ -22,12 +23,11 @@ const (
 // Show renders every argument of a call for a person to approve, with
 // nothing cut and every control or invisible character shown as an escape
 // (package internal/visible). The arguments that say what a tool does come
-// first in the tool's own form — exec_command's command line ("$ ...") or
-// argv, apply_patch's patch, an edit's old and new text as removed and added
-// lines, write_file's path and content — and every other argument follows
-// as "name: value", sorted by name: exec_command's workdir, env, background
-// and timeout_secs, and all of any other tool's. A last line says how many
-// characters were escaped, when any were.
+// first in the tool's own form, as its view shows them (req.View, the
+// tool's [tool.View]): a command line ("$ ..."), a patch, an edit's old and
+// new text as removed and added lines. Every other argument follows as
+// "name: value", sorted by name: all of a tool's without a view of its own.
+// A last line says how many characters were escaped, when any were.
 func Show(req policy.Request) string {
 	text, _ := render(req, false)
 	return text
@@ -38,6 +38,7 @@ type shownArg struct {
 	label  string // "$", "argv", "-", "+", "name:"
 	value  string // the raw value: a string's text, else compact JSON
 	header string // a line before the value ("@@ edit 2", a path)
+	what   string // how a cut note names the value ("the patch"); "" by its label
 }
 
 // render is [Show]; with cut, a value longer than maxShownLines lines or
@@ -49,7 +50,7 @@ func render(req policy.Request, cut bool) (text string, wasCut bool) {
 		// Not an object: shown whole, as one value.
 		args = map[string]json.RawMessage{"arguments": req.Arguments}
 	}
-	shown := toolView(req.Tool, args)
+	shown := toolView(req.View, args)
 	for _, name := range slices.Sorted(maps.Keys(args)) {
 		shown = append(shown, shownArg{label: visible.String(name) + ":", value: valueText(args[name])})
 	}
@@ -71,76 +72,17 @@ func render(req policy.Request, cut bool) (text string, wasCut bool) {
 	return strings.TrimRight(b.String(), "\n"), wasCut
 }
 
-// toolView takes from args the arguments a tool's own form shows, in that
-// form; the rest stay in args.
-func toolView(toolName string, args map[string]json.RawMessage) []shownArg {
-	take := func(name string) (string, bool) {
-		raw, ok := args[name]
-		var s string
-		if !ok || json.Unmarshal(raw, &s) != nil {
-			return "", false
-		}
-		delete(args, name)
-		return s, true
+// toolView takes from args the arguments the tool's own view shows
+// ([tool.View].Show), in that form; the rest stay in args.
+func toolView(view tool.View, args map[string]json.RawMessage) []shownArg {
+	if view.Show == nil {
+		return nil
 	}
 	var out []shownArg
-	switch toolName {
-	case "exec_command":
-		if c, ok := take("command"); ok {
-			out = append(out, shownArg{label: "$", value: c})
-		}
-	case "apply_patch":
-		if p, ok := take("patch"); ok {
-			out = append(out, shownArg{label: "", value: p})
-		}
-	case "edit":
-		if _, ok := args["old_string"]; ok {
-			path, _ := take("path")
-			o, _ := take("old_string")
-			n, _ := take("new_string")
-			out = append(out, shownArg{header: "path: " + path, label: "-", value: o}, shownArg{label: "+", value: n})
-		}
-	case "write_file":
-		if _, ok := args["content"]; ok {
-			path, _ := take("path")
-			c, _ := take("content")
-			out = append(out, shownArg{header: "path: " + path + " (whole new content)", label: "+", value: c})
-		}
-	case "multi_edit":
-		var edits []struct {
-			OldString string `json:"old_string"`
-			NewString string `json:"new_string"`
-		}
-		raw, ok := args["edits"]
-		if !ok || json.Unmarshal(raw, &edits) != nil || !plainEdits(raw, len(edits)) {
-			break
-		}
-		delete(args, "edits")
-		path, _ := take("path")
-		out = append(out, shownArg{header: "path: " + path})
-		for i, e := range edits {
-			out = append(out, shownArg{header: fmt.Sprintf("@@ edit %d", i+1), label: "-", value: e.OldString}, shownArg{label: "+", value: e.NewString})
-		}
+	for _, s := range view.Show(args) {
+		out = append(out, shownArg{header: s.Header, label: s.Label, value: s.Value, what: s.What})
 	}
 	return out
-}
-
-// plainEdits reports whether each of n edits holds exactly old_string and
-// new_string, so that showing those two shows all of them.
-func plainEdits(raw json.RawMessage, n int) bool {
-	var edits []map[string]json.RawMessage
-	if json.Unmarshal(raw, &edits) != nil || len(edits) != n {
-		return false
-	}
-	for _, e := range edits {
-		if _, ok := e["old_string"]; !ok || len(e) != 2 {
-			return false
-		}
-		if _, ok := e["new_string"]; !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // valueText is a value as shown: a string's text, anything else its JSON.
@@ -200,13 +142,15 @@ func writeValue(b *strings.Builder, a shownArg, cut bool) (escaped int, wasCut b
 	return escaped, hidden > 0
 }
 
+// describeArg names a's value in the note that says it was cut.
 func describeArg(a shownArg) string {
+	if a.what != "" {
+		return a.what
+	}
 	switch a.label {
 	case "$":
 		return "the command"
-	case "":
-		return "the patch"
-	case "-", "+":
+	case "", "-", "+":
 		return "this text"
 	}
 	return strings.TrimSuffix(a.label, ":")

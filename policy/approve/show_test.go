@@ -33,7 +33,7 @@ func TestShowWhatWillRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Show(policy.Request{Tool: tt.tool, Arguments: []byte(tt.args)})
+			got := Show(viewed(policy.Request{Tool: tt.tool, Arguments: []byte(tt.args)}))
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("Show = %q, lacks %q", got, w)
@@ -45,7 +45,7 @@ func TestShowWhatWillRun(t *testing.T) {
 
 func TestShowNeverCuts(t *testing.T) {
 	content := strings.Repeat("line\n", maxShownLines+50)
-	req := policy.Request{Tool: "write_file", Arguments: []byte(`{"path":"big","content":` + quoteJSON(content) + `}`)}
+	req := viewed(policy.Request{Tool: "write_file", Arguments: []byte(`{"path":"big","content":` + quoteJSON(content) + `}`)})
 	if n := strings.Count(Show(req), "+ line"); n != maxShownLines+50 {
 		t.Errorf("Show shows %d lines of %d", n, maxShownLines+50)
 	}
@@ -65,8 +65,8 @@ func TestPromptAlwaysAllowsTheRuleForTheSession(t *testing.T) {
 	master, slave := openPTY(t)
 	var out bytes.Buffer
 	p := Prompt{In: slave, Out: &out, Remember: &SessionRules{}}
-	git := policy.Request{Tool: "exec_command", Arguments: []byte(`{"command":"git status"}`), Rule: "default = ask", Suggest: []string{"exec_command(git status)"},
-		Subjects: []tool.Subject{{Kind: tool.SubjectCommand, Value: "git status"}}}
+	git := viewed(policy.Request{Tool: "exec_command", Arguments: []byte(`{"command":"git status"}`), Rule: "default = ask", Suggest: []string{"exec_command(git status)"},
+		Subjects: []tool.Subject{{Kind: tool.SubjectCommand, Value: "git status"}}})
 	if _, err := master.Write([]byte("a\n")); err != nil {
 		t.Fatal(err)
 	}
