@@ -108,16 +108,16 @@ const (
 
 // defaults are the programs tried when the configuration names none.
 var defaults = map[string]string{
-	"grep_search": "rg",
-	"search_code": "rg",
-	"glob_search": "fd",
+	tools.GrepSearch.Name: "rg",
+	tools.SearchCode.Name: "rg",
+	tools.GlobSearch.Name: "fd",
 }
 
 // accepts lists which program families can serve each tool.
 var accepts = map[string]kind{
-	"grep_search": kindRipgrep,
-	"search_code": kindRipgrep,
-	"glob_search": kindFd,
+	tools.GrepSearch.Name: kindRipgrep,
+	tools.SearchCode.Name: kindRipgrep,
+	tools.GlobSearch.Name: kindFd,
 }
 
 // Provider serves the search tools through external programs.
@@ -195,9 +195,9 @@ func (p *Provider) detect() {
 			}
 			run := runner{path: path, timeout: p.opts.Timeout}
 			switch {
-			case k == kindRipgrep && name == "grep_search":
+			case k == kindRipgrep && name == tools.GrepSearch.Name:
 				p.tools = append(p.tools, tools.NewGrepSearch(ripgrep{run}.grep))
-			case k == kindRipgrep && name == "search_code":
+			case k == kindRipgrep && name == tools.SearchCode.Name:
 				p.tools = append(p.tools, tools.NewSearchCode(ripgrep{run}.grep))
 			case k == kindFd:
 				p.tools = append(p.tools, tools.NewGlobSearch(fd{run}.glob))
@@ -231,7 +231,7 @@ func (p *Provider) backend(name string, look func(string) (string, error)) (b Ba
 	b = Backend{Tool: name, Program: prog}
 	want, known := accepts[name]
 	switch {
-	case !known && name == "read_file":
+	case !known && name == tools.ReadFile.Name:
 		b.Note = "deliberately unsupported: syntax highlighting and decorations are noise to a model; " +
 			"the builtin read_file serves it (numbered lines, images as images)"
 		return b, "", kindNone
