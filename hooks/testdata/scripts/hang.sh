@@ -1,0 +1,3 @@
+#!/bin/sh
+# A hook that never answers.
+sleep 600
