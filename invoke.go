@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/hooks"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/sandbox"
@@ -102,6 +103,15 @@ type call struct {
 	gateOnce sync.Once
 	scope    tool.Scope // the call's dependencies, kept inline
 	ran      commandLog // the programs the call started, for its audit record
+
+	// What the hooks said (hooks.go).
+	hooksRan     []hooks.Ran
+	hookNotes    []string // for the model, with the result
+	hookDecision hooks.Decision
+	hookBy       string
+	hookReason   string
+	executed     bool        // the tool was started: the hooks after it run
+	blocked      *tool.Error // a PostToolUse hook made the result an error
 }
 
 // CheckCommand makes the call its own tool.CommandGate, so that providing
@@ -137,12 +147,16 @@ func (tk *Toolkit) runWith(ctx context.Context, tc driver.ToolCall, typed bool) 
 	defer func() { tk.record(ctx, c, &out, start) }()
 
 	res, err := tk.pipeline(ctx, c)
+	res, err = tk.postHooks(ctx, c, res, err)
 	if err != nil {
 		te := tool.AsError(err).WithTool(c.Name)
-		out.Err, out.Content = te, tool.ErrorResult(c.Name, te)
+		out.Err, out.Content = te, withNotes(tool.ErrorResult(c.Name, te), c.hookNotes)
 		return out
 	}
-	out.Content = res
+	out.Content = withNotes(res, c.hookNotes)
+	if c.blocked != nil {
+		out.Err = c.blocked.WithTool(c.Name)
+	}
 	if c.entry != nil {
 		out.Provider = c.entry.Provider
 	}
@@ -164,9 +178,13 @@ func (tk *Toolkit) pipeline(ctx context.Context, c *call) (tool.Result, error) {
 		return tool.Result{}, err
 	}
 	c.parsed = m
+	if err := tk.preHooks(ctx, c); err != nil {
+		return tool.Result{}, err
+	}
 	if err := tk.decide(ctx, c); err != nil {
 		return tool.Result{}, err
 	}
+	c.hookTightens()
 	if err := tk.approve(ctx, c); err != nil {
 		return tool.Result{}, err
 	}
@@ -335,7 +353,7 @@ func (c *call) suggest() ([]string, string) {
 // approve asks the approver about calls the policy referred to a person. An
 // approver's error refuses the call: no decision is not a yes.
 func (tk *Toolkit) approve(ctx context.Context, c *call) error {
-	if c.verdict.Decision != policy.Ask {
+	if c.verdict.Decision != policy.Ask || tk.hookApproves(c) {
 		return nil
 	}
 	req := policy.Request{Tool: c.tool.Name, CallID: c.ID, Arguments: c.args, Risk: c.risk,
@@ -364,6 +382,7 @@ func (tk *Toolkit) execute(ctx context.Context, c *call) (res tool.Result, err e
 		ctx, cancel = context.WithTimeout(ctx, tk.timeout)
 		defer cancel()
 	}
+	c.executed = true
 	scope := &c.scope
 	scope.Init(tk.overrides, tk.shared)
 	scope.Provide(tool.CommandGateKey.ID, tool.CommandGate(c))
@@ -418,6 +437,7 @@ func (tk *Toolkit) record(ctx context.Context, c *call, out *Output, start time.
 	for _, p := range out.Content.Parts {
 		r.OutputSize += len(p.Text) + len(p.JSON) + len(p.Data)
 	}
+	r.Hooks = auditHooks(c.hooksRan)
 	tk.quoteCall(c, &r)
 	if err := tk.audit.Record(ctx, r); err != nil {
 		tk.logger.WarnContext(ctx, "audit record lost", "call_id", c.ID, "err", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver/audit"
+	"github.com/quiverkit/quiver/hooks"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider"
@@ -45,6 +46,9 @@ type Toolkit struct {
 	boxConfig    sandbox.Config   // the operator's [sandbox] settings
 	box          *sandbox.Profile // the write scope's profile (sandbox.go)
 	inProcessBox *sandbox.Profile // box, refusing every process: for InProcess tools
+	hookConfig   *hooks.Config    // WithHooks
+	hookMaps     *hooks.Mappings
+	hooks        *hooks.Set // nil: none (hooks.go)
 
 	cacheConfig // the output cache step's settings (cache.go)
 	auditConfig // the audit step's settings (auditrecord.go)
@@ -198,6 +202,10 @@ func New(opts ...Option) (*Toolkit, error) {
 	}
 	tk.shared = tool.NewScope(tk.overrides, nil)
 	tk.shared.Provide(workspace.Key.ID, tk.ws)
+	if err := tk.newHooks(); err != nil {
+		tk.Close()
+		return nil, err
+	}
 	if err := tk.initCache(); err != nil {
 		tk.Close()
 		return nil, err

@@ -40,6 +40,19 @@ type Record struct {
 	Commands []string `json:"commands,omitempty"`
 	// CommandsOmitted counts the programs started beyond MaxCommands.
 	CommandsOmitted int `json:"commands_omitted,omitempty"`
+	// Hooks are the operator's hooks that ran for the call (package
+	// hooks), in the order they ran.
+	Hooks []Hook `json:"hooks,omitempty"`
+}
+
+// Hook is one hook's run for a call.
+type Hook struct {
+	Event      string  `json:"event"`              // PreToolUse, PostToolUse, PostToolUseFailure
+	Hook       string  `json:"hook"`               // its name, or its command
+	Decision   string  `json:"decision,omitempty"` // allow, ask, deny; block after the call
+	Rewrote    bool    `json:"rewrote,omitempty"`  // it replaced the call's input
+	DurationMS float64 `json:"duration_ms"`
+	Error      string  `json:"error,omitempty"` // why it failed: it could not start, timed out, printed too much or garbage, exited neither 0 nor 2
 }
 
 // MaxCommands bounds Record.Commands: a loop that starts a million

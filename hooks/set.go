@@ -62,6 +62,7 @@ type Ran struct {
 	Event      Event   `json:"event"`
 	Hook       string  `json:"hook"`
 	Decision   string  `json:"decision,omitempty"` // allow, ask, deny (PreToolUse); block (after the call)
+	Rewrote    bool    `json:"rewrote,omitempty"`  // it replaced the call's input (updatedInput)
 	DurationMS float64 `json:"duration_ms"`
 	Error      string  `json:"error,omitempty"` // why the hook failed
 }
@@ -263,6 +264,7 @@ func (s *Set) Pre(ctx context.Context, c Call) Pre {
 					input = s.maps.FromClaude(c.Tool, input, s.root)
 				}
 				pre.Input = input
+				pre.Ran[len(pre.Ran)-1].Rewrote = true
 			}
 		}
 	}

@@ -51,7 +51,7 @@ func (p *Policy) verdict(t *tool.Tool, risk tool.Risk, h hits) Verdict {
 	case len(h.egress) > 0:
 		v = p.egressVerdict(h.egress)
 	default:
-		v = Verdict{Decision: p.def, Rule: "default = " + string(p.def)}
+		v = Verdict{Decision: p.def, Rule: "default = " + string(p.def), ByDefault: true}
 	}
 	if h.protected != "" && v.Decision != Deny {
 		return Verdict{Decision: Ask, Rule: "protected path " + h.protected + " (writing it always asks)", Protected: h.protected}

@@ -299,7 +299,7 @@ func TestDecideRatedNamesWhatVouched(t *testing.T) {
 	}{
 		{"the default", Config{}, Verdict{Decision: Allow, Rule: entry, ByLowRisk: true}},
 		{"an ask rule", Config{Ask: []string{"exec_command(make *)"}}, Verdict{Decision: Ask, Rule: "ask: exec_command(make *)"}},
-		{"a deny default", Config{Default: Deny}, Verdict{Decision: Deny, Rule: "default = deny"}},
+		{"a deny default", Config{Default: Deny}, Verdict{Decision: Deny, Rule: "default = deny", ByDefault: true}},
 		{"an allow rule", Config{Allow: []string{"exec_command"}}, Verdict{Decision: Allow, Rule: "allow: exec_command"}},
 	} {
 		p, err := New(c.cfg, sandbox.WorkspaceWrite)

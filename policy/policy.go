@@ -118,6 +118,11 @@ type Verdict struct {
 	// it low-risk (exec_command: the read-only classifier); commands run
 	// under it must each be read-only too, as they actually run.
 	ByLowRisk bool
+	// ByDefault is set when no rule named the call and no other reason
+	// (a protected path, a host) made the decision: the policy's default
+	// did. An operator may let a hook's allow pass such an ask (package
+	// hooks), never one a rule wrote.
+	ByDefault bool
 	// Protected is the protected path that made a writing call ask: no allow
 	// rule would pass such a call, so none is suggested.
 	Protected string
