@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/quiverkit/quiver/hooks"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/sandbox"
 )
@@ -31,6 +32,10 @@ type Config struct {
 	// Review, when the section is present, sends calls to reviewer models
 	// before they run (review.go).
 	Review *Review `toml:"review"`
+	// Hooks are the operator's programs run around calls (package hooks;
+	// HookConfig adds a Claude Code settings file's). Code: an untrusted
+	// project's are dropped.
+	Hooks hooks.Config `toml:"hooks"`
 
 	// Path is the file the configuration was read from, the last layer's
 	// when several were merged ("" for defaults).
@@ -290,6 +295,11 @@ func Parse(name string, data []byte) (*Config, error) {
 	}
 	c.refs = toolRefs(ws)
 	c.placeEntries(name, ws)
+	for _, e := range hooks.Events {
+		for i := range c.Hooks.For(e) {
+			c.Hooks.For(e)[i].Source = fmt.Sprintf("%s: hooks.%s[%d]", name, e, i)
+		}
+	}
 	if err := c.checkRun(name, ws); err != nil {
 		return nil, err
 	}
@@ -411,6 +421,9 @@ func (c *Config) check() error {
 		if err := c.Review.check(); err != nil {
 			return err
 		}
+	}
+	if err := c.Hooks.Check(); err != nil {
+		return err
 	}
 	if s := c.Output.Store; s != "" && s != "memory" && s != "dir" {
 		return fmt.Errorf("output.store: %q, want memory or dir", s)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/quiverkit/quiver/policy"
@@ -122,6 +123,9 @@ func LoadLayers(o LoadOptions) (*Config, error) {
 		}
 	}
 	merged.Project, merged.ProjectState = proj, state
+	if p := merged.claudeSettingsPath(); p != "" && !slices.Contains(merged.Files, p) {
+		merged.Files = append(merged.Files, p) // protected as the configuration is
+	}
 	return merged, nil
 }
 
@@ -181,6 +185,7 @@ func (c *Config) absolutePaths() error {
 	c.Path = abs
 	c.Workspace.Root = c.Resolve(c.Workspace.Root)
 	c.Output.Dir = c.Resolve(c.Output.Dir)
+	c.Hooks.ClaudeSettings = c.claudeSettingsPath()
 	for name, o := range c.Outputs {
 		o.Schema = c.Resolve(o.Schema)
 		c.Outputs[name] = o

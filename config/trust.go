@@ -55,11 +55,16 @@ type Project struct {
 	// to Dir); "" when there is none.
 	File string
 	data []byte
-	// Files maps each project file (FileNames present, and the entries of
-	// ScriptsDir) to its sha256, hex. A file that cannot be read through
+	// Files maps each project file (FileNames present, the entries of
+	// ScriptsDir, and the Claude Code settings file the configuration names
+	// for its hooks) to its sha256, hex. A file that cannot be read through
 	// the directory (a link leading out of it) maps to "" and can never
 	// match a trust record.
 	Files map[string]string
+	// claudeFile and claudeData are the Claude Code settings file the
+	// configuration names, relative to Dir, and its bytes as hashed.
+	claudeFile string
+	claudeData []byte
 }
 
 // Empty reports whether the directory has no project file at all.
@@ -95,6 +100,9 @@ func ReadProject(dir string) (*Project, error) {
 		}
 	}
 	if err := p.hashScripts(root); err != nil {
+		return nil, err
+	}
+	if err := p.hashClaudeSettings(root); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -45,6 +45,8 @@ type app struct {
 	cli     *cli.Provider
 	scripts *script.Provider
 	mcp     []*mcpprovider.Provider
+	// hookNotes are what `quiver tools` says about the hooks wired in.
+	hookNotes []string
 }
 
 // loadConfig reads the configuration once. Errors are usage errors.
@@ -116,6 +118,7 @@ func (a *app) toolkitOptions(cfg *config.Config) ([]quiver.Option, error) {
 		a.wireMCP,
 		a.wireOutput,
 		a.wireWeb,
+		a.wireHooks,
 	} {
 		more, err := step(cfg)
 		if err != nil {

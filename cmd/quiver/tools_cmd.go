@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/quiverkit/quiver/hooks"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/spf13/cobra"
 )
@@ -27,6 +28,16 @@ type toolJSON struct {
 	// or "deny" for a call no specifier rule matches, then the decisions
 	// some calls get instead: "ask (some calls allowed)".
 	Policy string `json:"policy"`
+	// Hooks are the hooks that run for the tool's calls, in order.
+	Hooks []hookJSON `json:"hooks,omitempty"`
+}
+
+// hookJSON is one hook that runs for a tool.
+type hookJSON struct {
+	Event   hooks.Event `json:"event"`
+	Hook    string      `json:"hook"`
+	Matcher string      `json:"matcher,omitempty"`
+	Source  string      `json:"source,omitempty"` // where it is written
 }
 
 // providerJSON is one provider's state in `quiver tools --json`.
@@ -59,7 +70,7 @@ func (a *app) toolsCommand() *cobra.Command {
 				in, out := t.Schemas()
 				list = append(list, toolJSON{Name: t.Name, Description: t.Description, InputSchema: in,
 					OutputSchema: out, Risk: t.Risk, Annotations: t.Annotations, Provider: e.Provider,
-					Shadowed: e.Shadowed, Allowed: offer.Offered(), Policy: offer.String()})
+					Shadowed: e.Shadowed, Allowed: offer.Offered(), Policy: offer.String(), Hooks: toolHooks(tk.Hooks(), t.Name)})
 			}
 			var provs []providerJSON
 			for _, s := range tk.Registry().Status(cmd.Context()) {
@@ -101,6 +112,16 @@ func (a *app) printTools(cmd *cobra.Command, list []toolJSON, provs []providerJS
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "writing a protected path always asks: %s\n", strings.Join(protected, ", "))
+	for _, t := range list {
+		if len(t.Hooks) == 0 {
+			continue
+		}
+		var hs []string
+		for _, h := range t.Hooks {
+			hs = append(hs, string(h.Event)+" "+h.Hook)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "hooks of %s: %s\n", t.Name, strings.Join(hs, "; "))
+	}
 	for _, p := range provs {
 		if p.Error != "" {
 			fmt.Fprintf(cmd.OutOrStdout(), "provider %s unavailable: %s\n", p.ID, p.Error)
@@ -122,7 +143,16 @@ func (a *app) notes() []string {
 	if line := trustNotice(a.cfg); line != "" {
 		trust = []string{line}
 	}
-	return slices.Concat(trust, a.cliNotes(), a.scriptNotes(), a.mcpNotes())
+	return slices.Concat(trust, a.cliNotes(), a.scriptNotes(), a.mcpNotes(), a.hookNotes)
+}
+
+// toolHooks lists the hooks that run for the tool called name.
+func toolHooks(set *hooks.Set, name string) []hookJSON {
+	var out []hookJSON
+	for _, m := range set.Matching(name) {
+		out = append(out, hookJSON{Event: m.Event, Hook: m.Hook, Matcher: m.Matcher, Source: m.Source})
+	}
+	return out
 }
 
 func firstLine(s string) string {
