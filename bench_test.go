@@ -8,6 +8,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/hooks"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -67,5 +68,43 @@ func BenchmarkInvokeBaseline(b *testing.B) {
 		if _, err := json.Marshal(out); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkInvokeHook is BenchmarkInvoke with one empty PreToolUse hook
+// (`true`: /bin/sh and nothing else, started under the write scope's
+// sandbox profile): what a hook adds to every call is a confined process
+// start. Run it with a small -benchtime (a start is milliseconds) and
+// compare with BenchmarkInvoke; sub-benchmark none is the same call, no hook.
+func BenchmarkInvokeHook(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		cfg  hooks.Config
+	}{
+		{"none", hooks.Config{}},
+		{"empty", hooks.Config{PreToolUse: []hooks.Hook{{Command: "true"}}}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			tk, err := quiver.New(quiver.WithRoot(b.TempDir()),
+				quiver.WithTools(tool.Func("greet", "Greets.", greet, tool.ReadOnly())),
+				quiver.WithPolicy(policy.AllowAll()), quiver.WithAudit(audit.Discard), quiver.WithHooks(bc.cfg, nil))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tk.Close()
+			if err := tk.Sandbox().Check(); err != nil {
+				b.Skipf("no sandbox: %v", err)
+			}
+			ctx := context.Background()
+			call := driver.ToolCall{ID: "c1", Name: "greet", Arguments: benchArgs}
+			b.ReportAllocs()
+			for b.Loop() {
+				out, err := tk.InvokeCall(ctx, call)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = out
+			}
+		})
 	}
 }
