@@ -10,6 +10,7 @@ import (
 	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/hooks"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -59,6 +60,9 @@ func (tk *Toolkit) preHooks(ctx context.Context, c *call) error {
 	c.hooksRan = append(c.hooksRan, pre.Ran...)
 	c.hookNotes = append(c.hookNotes, notes(hooks.PreToolUse, pre.Context)...)
 	c.hookDecision, c.hookBy, c.hookReason = pre.Decision, pre.Hook, pre.Reason
+	if pre.Unavailable != nil {
+		return sandbox.ToolError(fmt.Errorf("hook %s cannot run: %w", pre.Hook, pre.Unavailable))
+	}
 	if pre.Decision == hooks.Deny {
 		c.verdict.Decision, c.verdict.Rule = policy.Deny, "hook: "+pre.Hook
 		return tool.Errorf(tool.CodeToolNotAllowed, "call refused by hook %s: %s", pre.Hook, pre.Reason).

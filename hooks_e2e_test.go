@@ -287,3 +287,15 @@ func TestHookClaudeSettings(t *testing.T) {
 		t.Errorf("failure hook: %v %q", err, out.Content.Text())
 	}
 }
+
+// TestHookWithoutSandbox: where the kernel cannot confine a hook, the call
+// is refused SANDBOX_UNAVAILABLE whatever on_error says — a guard that
+// cannot run is not a guard that passed.
+func TestHookWithoutSandbox(t *testing.T) {
+	h := newHooked(t, allowExec, hooks.Config{PreToolUse: []hooks.Hook{{Name: "guard", Command: "true"}}})
+	t.Setenv("QUIVER_SANDBOX_UNSUPPORTED", "a kernel this test imagines")
+	_, err := h.tk.Invoke(context.Background(), "exec_command", `{"command": "echo hi"}`)
+	if tool.CodeOf(err) != tool.CodeSandboxUnavailable || !strings.Contains(err.Error(), "hook guard cannot run") {
+		t.Errorf("%v, want SANDBOX_UNAVAILABLE naming the hook", err)
+	}
+}

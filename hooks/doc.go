@@ -80,5 +80,8 @@
 // 2, or prints JSON that is not a hook's answer has failed: the failure is
 // logged and in the call's audit record, and for PreToolUse on_error
 // decides whether the call goes on ("continue", Claude Code's behaviour
-// and the default) or is refused ("block").
+// and the default) or is refused ("block"). Where the kernel cannot
+// confine a hook (macOS, an old kernel), the call of a PreToolUse hook is
+// refused SANDBOX_UNAVAILABLE whatever on_error says: that is no hook's
+// failure, and a guard that cannot run is not a guard that passed.
 package hooks

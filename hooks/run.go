@@ -58,7 +58,10 @@ func (s *Set) run(ctx context.Context, h *Hook, profile *sandbox.Profile, input 
 	}
 	r := proc{exit: p.ExitCode(), stdout: stdout.buf.Bytes(), stderr: stderr.buf.Bytes(), dur: time.Since(start)}
 	var ee *exec.ExitError
+	var unavailable *sandbox.UnavailableError
 	switch {
+	case errors.As(err, &unavailable):
+		return r, err // not the hook's failure: no hook can run here
 	case ctx.Err() != nil:
 		return r, ctx.Err()
 	case stdout.over || stderr.over:

@@ -226,6 +226,11 @@ type Pre struct {
 	Input   map[string]any
 	Context []string // for the model, with the result
 	Ran     []Ran
+	// Unavailable is set when the kernel cannot confine a hook's process
+	// (a *sandbox.UnavailableError): the call is refused, whatever
+	// on_error says, as a tool's would be — a guard that cannot run is
+	// not a guard that passed.
+	Unavailable error
 }
 
 // Pre runs the PreToolUse hooks that match the call, in order: Quiver's
@@ -245,6 +250,11 @@ func (s *Set) Pre(ctx context.Context, c Call) Pre {
 			continue
 		}
 		o, ran := s.one(ctx, PreToolUse, h, c, s.payload(PreToolUse, h, c, input))
+		if errors.As(o.err, new(*sandbox.UnavailableError)) {
+			pre.Ran = append(pre.Ran, ran)
+			pre.Decision, pre.Hook, pre.Reason, pre.Unavailable = Deny, h.label(), o.err.Error(), o.err
+			return pre
+		}
 		d, reason := s.preDecision(h, o)
 		ran.Decision = string(d)
 		pre.Ran = append(pre.Ran, ran)
