@@ -298,6 +298,9 @@ func (s *Set) preDecision(h *Hook, o outcome) (Decision, string) {
 		return Deny, clip(o.reason)
 	case o.out != nil:
 		d, reason := o.out.decision()
+		if d == Deny && reason == "" {
+			reason = "refused by hook " + h.label()
+		}
 		return d, clip(reason)
 	}
 	return "", ""

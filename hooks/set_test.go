@@ -94,14 +94,17 @@ func TestPreScripts(t *testing.T) {
 		decision hooks.Decision
 		reason   string // a substring of the reason
 		failed   string // a substring of the hook's error, when it failed
+		skipped  bool   // the matcher leaves the tool out: the hook does not run
 	}{
 		{name: "exit 2 denies", hook: hooks.Hook{Command: script(t, "deny_rm.sh")}, command: "rm -rf /", decision: hooks.Deny, reason: "rm -rf is not allowed here"},
 		{name: "exit 2 guard passes others", hook: hooks.Hook{Command: script(t, "deny_rm.sh")}, command: "ls"},
 		{name: "JSON deny", hook: hooks.Hook{Command: script(t, "deny_rm.py")}, command: "rm -rf x", decision: hooks.Deny, reason: "guard.py: rm -rf is not allowed (exec_command)"},
 		{name: "JSON deny, Claude Code's names", hook: hooks.Hook{Command: script(t, "deny_rm.py"), Claude: true}, command: "rm -rf x", decision: hooks.Deny, reason: "(Bash)"},
-		{name: "matcher misses", hook: hooks.Hook{Command: script(t, "deny_rm.sh"), Matcher: matcher(t, "read_file")}, command: "rm -rf /"},
+		{name: "matcher misses", hook: hooks.Hook{Command: script(t, "deny_rm.sh"), Matcher: matcher(t, "read_file")}, command: "rm -rf /", skipped: true},
 		{name: "Claude matcher on Claude name", hook: hooks.Hook{Command: script(t, "deny_rm.sh"), Matcher: matcher(t, "Bash"), Claude: true}, command: "rm -rf /", decision: hooks.Deny},
-		{name: "Quiver matcher does not know Bash", hook: hooks.Hook{Command: script(t, "deny_rm.sh"), Matcher: matcher(t, "Bash")}, command: "rm -rf /"},
+		{name: "Quiver matcher does not know Bash", hook: hooks.Hook{Command: script(t, "deny_rm.sh"), Matcher: matcher(t, "Bash")}, command: "rm -rf /", skipped: true},
+		{name: "continue false", hook: hooks.Hook{Name: "stopper", Command: `cat >/dev/null; echo '{"continue": false}'`}, command: "ls", decision: hooks.Deny, reason: "refused by hook stopper"},
+		{name: "deprecated approve", hook: hooks.Hook{Command: `echo '{"decision": "approve", "reason": "old style"}'`}, command: "ls", decision: hooks.Allow, reason: "old style"},
 		{name: "allow", hook: hooks.Hook{Command: script(t, "allow.sh")}, command: "ls", decision: hooks.Allow, reason: "allow.sh trusts everyone"},
 		{name: "exit 1 continues", hook: hooks.Hook{Command: script(t, "exit1.sh")}, command: "ls", failed: "exited with status 1: exit1.sh: something broke"},
 		{name: "exit 1 blocks", hook: hooks.Hook{Command: script(t, "exit1.sh"), OnError: block}, command: "ls", decision: hooks.Deny, reason: `on_error = "block"`, failed: "status 1"},
@@ -117,8 +120,8 @@ func TestPreScripts(t *testing.T) {
 			if pre.Decision != tc.decision || !strings.Contains(pre.Reason, tc.reason) {
 				t.Errorf("decision %q (%q), want %q (with %q)", pre.Decision, pre.Reason, tc.decision, tc.reason)
 			}
-			if len(pre.Ran) != 1 && tc.hook.Matcher.Match(tc.hook.Command) {
-				t.Fatalf("ran %d hooks, want 1", len(pre.Ran))
+			if want := 1 - btoi(tc.skipped); len(pre.Ran) != want {
+				t.Fatalf("ran %d hooks, want %d", len(pre.Ran), want)
 			}
 			var failed string
 			if len(pre.Ran) == 1 {
@@ -129,6 +132,13 @@ func TestPreScripts(t *testing.T) {
 			}
 		})
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // TestPreRewrite: updatedInput replaces the input, mapped back from Claude
