@@ -45,8 +45,8 @@ func (tk *Toolkit) newHooks() error {
 }
 
 // hookCall is what the hooks are told about c.
-func (tk *Toolkit) hookCall(c *call) hooks.Call {
-	return hooks.Call{ID: c.ID, Tool: c.tool.Name, Input: c.parsed, Profile: tk.box}
+func (tk *Toolkit) hookCall(ctx context.Context, c *call) hooks.Call {
+	return hooks.Call{ID: c.ID, Tool: c.tool.Name, Input: c.parsed, Profile: tk.box, Session: tool.SessionOf(ctx)}
 }
 
 // preHooks is the PreToolUse step: between validate and decide. A hook's
@@ -56,7 +56,7 @@ func (tk *Toolkit) preHooks(ctx context.Context, c *call) error {
 	if !tk.hooks.Has(hooks.PreToolUse, c.tool.Name) {
 		return nil
 	}
-	pre := tk.hooks.Pre(ctx, tk.hookCall(c))
+	pre := tk.hooks.Pre(ctx, tk.hookCall(ctx, c))
 	c.hooksRan = append(c.hooksRan, pre.Ran...)
 	c.hookNotes = append(c.hookNotes, notes(hooks.PreToolUse, pre.Context)...)
 	c.hookDecision, c.hookBy, c.hookReason = pre.Decision, pre.Hook, pre.Reason
@@ -122,7 +122,7 @@ func (tk *Toolkit) postHooks(ctx context.Context, c *call, res tool.Result, err 
 	if err != nil {
 		te := tool.AsError(err)
 		if tk.hooks.Has(hooks.PostToolUseFailure, c.tool.Name) {
-			post := tk.hooks.Failure(ctx, tk.hookCall(c), string(te.Code)+": "+te.Message, te.Code == tool.CodeCancelled)
+			post := tk.hooks.Failure(ctx, tk.hookCall(ctx, c), string(te.Code)+": "+te.Message, te.Code == tool.CodeCancelled)
 			c.hooksRan = append(c.hooksRan, post.Ran...)
 			c.hookNotes = append(c.hookNotes, notes(hooks.PostToolUseFailure, post.Context)...)
 		}
@@ -131,7 +131,7 @@ func (tk *Toolkit) postHooks(ctx context.Context, c *call, res tool.Result, err 
 	if !tk.hooks.Has(hooks.PostToolUse, c.tool.Name) {
 		return res, nil
 	}
-	post := tk.hooks.Post(ctx, tk.hookCall(c), response(res))
+	post := tk.hooks.Post(ctx, tk.hookCall(ctx, c), response(res))
 	c.hooksRan = append(c.hooksRan, post.Ran...)
 	c.hookNotes = append(c.hookNotes, notes(hooks.PostToolUse, post.Context)...)
 	if post.Block {

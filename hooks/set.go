@@ -28,7 +28,8 @@ type Options struct {
 	// Mappings are the Claude Code names of the catalogue's tools, for the
 	// hooks of a Claude Code settings file.
 	Mappings *Mappings
-	// SessionID is the session_id hooks are given.
+	// SessionID is the session_id hooks are given when a call belongs to
+	// no session of the host's.
 	SessionID string
 	Logger    *slog.Logger
 }
@@ -55,6 +56,9 @@ type Call struct {
 	Input map[string]any // the validated arguments, in Quiver's names
 	// Profile confines the hooks' processes: the call's own.
 	Profile *sandbox.Profile
+	// Session is the session_id hooks are given: the host's session of the
+	// call (an MCP client's); empty for the Set's own.
+	Session string
 }
 
 // Ran is one hook's run, for the audit record and the log.
@@ -130,7 +134,11 @@ type payload struct {
 }
 
 func (s *Set) payload(e Event, h *Hook, c Call, input map[string]any) payload {
-	p := payload{SessionID: s.session, Cwd: s.root, PermissionMode: "default", HookEventName: e,
+	session := c.Session
+	if session == "" {
+		session = s.session
+	}
+	p := payload{SessionID: session, Cwd: s.root, PermissionMode: "default", HookEventName: e,
 		ToolName: c.Tool, ToolInput: input, ToolUseID: c.ID}
 	if h.Claude {
 		p.ToolName = s.maps.ClaudeName(c.Tool)
