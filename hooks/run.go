@@ -5,16 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"time"
 
+	"github.com/quiverkit/quiver/provider/command"
 	"github.com/quiverkit/quiver/sandbox"
 )
 
-// MaxOutput bounds what a hook may print on each of its streams. A hook that
-// prints more is stopped and has failed: its decision would be in output no
-// one reads whole, and a model's context is not where megabytes go.
-const MaxOutput = 1 << 20
+// MaxOutput bounds what a hook may print on each of its streams: what
+// package command keeps of a stream whole. A hook that prints more has
+// failed: its answer would be in output no one reads whole, and a model's
+// context is not where megabytes go.
+const MaxOutput = command.CaptureBytes
 
 // MaxContext bounds the context one hook adds to a result, as Claude Code
 // bounds it (10,000 characters); more is cut with a marker.
@@ -36,62 +37,30 @@ type proc struct {
 // printed JSON that is not a hook's answer.
 var errHookFailed = errors.New("hook failed")
 
-// run starts h's command through the start path (sandbox.Command) under
-// profile, with input on its standard input, and waits for it, its
-// timeout or ctx.
+// run runs h's command line with input on its standard input, under
+// profile, through package command (the start path, sandbox.Command, as
+// the operator's other programs run), to its end, its timeout or ctx's.
 func (s *Set) run(ctx context.Context, h *Hook, profile *sandbox.Profile, input []byte) (proc, error) {
 	start := time.Now()
-	runCtx, cancel := context.WithTimeout(ctx, h.timeout())
-	defer cancel()
 	if h.Network && profile != nil {
 		profile = profile.WithNetwork()
 	}
-	p := sandbox.Command(runCtx, profile, Shell, "-c", h.Command)
-	p.Dir = s.root
-	p.Env = append(sandbox.HostEnv(nil), "CLAUDE_PROJECT_DIR="+s.root)
-	p.Stdin = bytes.NewReader(input)
-	stdout, stderr := &capped{cancel: cancel}, &capped{cancel: cancel}
-	p.Stdout, p.Stderr = stdout, stderr
-	err := p.Start()
-	if err == nil {
-		err = p.Wait()
-	}
-	r := proc{exit: p.ExitCode(), stdout: stdout.buf.Bytes(), stderr: stderr.buf.Bytes(), dur: time.Since(start)}
-	var ee *exec.ExitError
+	out, err := command.Run(ctx, command.Process{Argv: []string{Shell, "-c", h.Command}, Dir: s.root,
+		Env: append(sandbox.HostEnv(nil), "CLAUDE_PROJECT_DIR="+s.root), Stdin: bytes.NewReader(input),
+		Timeout: h.timeout(), Sandbox: profile})
+	r := proc{exit: out.ExitCode, stdout: []byte(out.Stdout.Head), stderr: []byte(out.Stderr.Head), dur: time.Since(start)}
 	var unavailable *sandbox.UnavailableError
 	switch {
-	case errors.As(err, &unavailable):
-		return r, err // not the hook's failure: no hook can run here
-	case ctx.Err() != nil:
-		return r, ctx.Err()
-	case stdout.over || stderr.over:
-		return r, fmt.Errorf("%w: printed more than %d bytes and was stopped", errHookFailed, MaxOutput)
-	case runCtx.Err() != nil:
-		return r, fmt.Errorf("%w: did not finish within its timeout of %v and was killed", errHookFailed, h.timeout())
-	case err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay):
+	case errors.As(err, &unavailable), ctx.Err() != nil:
+		return r, err // not the hook's failure: no hook can run here, or the call ended
+	case err != nil:
 		return r, fmt.Errorf("%w: could not run: %w", errHookFailed, err)
+	case out.TimedOut:
+		return r, fmt.Errorf("%w: did not finish within its timeout of %v and was killed", errHookFailed, h.timeout())
+	case out.Stdout.Truncated || out.Stderr.Truncated:
+		return r, fmt.Errorf("%w: printed more than %d bytes", errHookFailed, MaxOutput)
 	}
 	return r, nil
-}
-
-// capped keeps up to MaxOutput bytes of a stream; past that it stops the
-// process and drops the rest.
-type capped struct {
-	buf    bytes.Buffer
-	over   bool
-	cancel context.CancelFunc
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if c.over {
-		return len(p), nil
-	}
-	if c.buf.Len()+len(p) > MaxOutput {
-		c.over = true
-		c.cancel()
-		return len(p), nil
-	}
-	return c.buf.Write(p)
 }
 
 // clip cuts s to MaxContext characters' worth of bytes, on a rune boundary.

@@ -64,9 +64,12 @@ type Outcome struct {
 	Stderr   shell.View // empty when Combined
 }
 
-// captureBudget bounds what is kept in memory of one stream: its first and
-// last 512 KiB. The pipeline's output cache trims the model's view further.
-var captureBudget = outputcache.Split{HeadBytes: 512 << 10, TailBytes: 512 << 10, HeadLines: 1 << 30, TailLines: 1 << 30}
+// CaptureBytes is how much of one stream Run keeps: a stream up to this
+// size whole, a longer one as its first and last halves (View.Truncated).
+// The pipeline's output cache trims the model's view further.
+const CaptureBytes = 1 << 20
+
+var captureBudget = outputcache.Split{HeadBytes: CaptureBytes / 2, TailBytes: CaptureBytes / 2, HeadLines: 1 << 30, TailLines: 1 << 30}
 
 // Run runs p to its end, its timeout or the end of ctx, through the start
 // path (sandbox.Command): however it ends, nothing the program started
