@@ -167,7 +167,23 @@ func (s Spec) namespaces(sys *syscall.SysProcAttr) {
 	sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	sys.GidMappingsEnableSetgroups = false
+	// The exec of the launcher clears the capabilities the new user
+	// namespace gave unless its uid there is 0: a user other than root
+	// keeps the three it needs (mounts, loopback, dropping the bounding
+	// set) as ambient ones, which the launcher drops with every other
+	// before the program starts.
+	if uid != 0 {
+		sys.AmbientCaps = []uintptr{capSysAdmin, capNetAdmin, capSetpcap}
+	}
 }
+
+// The capabilities a launcher started by a user other than root keeps
+// across its exec (linux/capability.h).
+const (
+	capSetpcap  = 8
+	capNetAdmin = 12
+	capSysAdmin = 21
+)
 
 // MayWrite reports whether a process confined by s may write path, or
 // create it: whether path lies in a tree s makes writable (none under
