@@ -170,7 +170,7 @@ func (p *Profile) spec() launch.Spec {
 	return launch.Spec{ReadOnly: p.Scope == ReadOnly, Workspace: p.Workspace, Writable: p.Writable,
 		Protected: p.Protected, Network: p.Network, TempDir: p.TempDir,
 		Readable: p.Readable, Limited: p.Readable != nil,
-		UnixSockets: p.UnixSockets, LandlockABI: abiCap()}
+		UnixSockets: p.UnixSockets, Limits: p.Limits.launch(), LandlockABI: abiCap()}
 }
 
 // MayWrite reports whether a process started under p may write path, or
@@ -282,12 +282,23 @@ func profileReports(r Report, cfg Config) []ProfileReport {
 		"no process outlives the call (the PID namespace's init is the launcher)",
 		"no descriptor of the host's but those passed on purpose (every other one from 3 up closed)",
 		"no ptrace, process_vm_*, io_uring, bpf, perf_event_open, userfaultfd, keyrings, kexec; native system call ABI only",
-		"no capabilities (all dropped), no_new_privs"}
+		"no capabilities (all dropped), no_new_privs",
+		limitsLine(cfg.Limits)}
 	return []ProfileReport{
 		{ReadOnly, append([]string{"writes nothing but /dev/null, /dev/zero and /dev/full (Landlock, read-only mounts)"}, common...)},
 		{WorkspaceWrite, append([]string{"writes the workspace, the call's TMPDIR and writable_roots only (Landlock); the protected paths and their links stay read-only (mounts)"}, common...)},
 		{Unrestricted, []string{"nothing (the explicit opt-out)"}},
 	}
+}
+
+// limitsLine says which [Limits] hold here: the kernel exempts root's
+// tasks from the processes limit.
+func limitsLine(l Limits) string {
+	line := "resource limits (setrlimit, soft = hard): " + l.String()
+	if os.Geteuid() == 0 {
+		line += "; the processes limit does not hold: Quiver runs as root, whose tasks the kernel never counts against it"
+	}
+	return line
 }
 
 // signalFence names what keeps signals inside on this machine.

@@ -328,6 +328,14 @@
 //     file, read-only and offline as the git itself (see Git's metadata).
 //   - A GitGuard's check runs when the git exits: between its write and
 //     the check, a git the user runs at that moment could see the gitlink.
-//   - Resource limits (CPU, memory, processes) are not set; timeouts and
-//     the process-group kill of package shell bound time only.
+//   - Resource limits ([Limits], [sandbox.limits]) are resource limits
+//     (setrlimit), not cgroups: the processes limit bounds a call's tasks
+//     (its user namespace's, counted by the kernel), but memory and CPU
+//     time are bounded per process, so a call may use the memory limit
+//     once per process it runs. The processes limit does not hold when
+//     Quiver runs as root, whose tasks the kernel never counts. A call
+//     that reaches a limit sees the failure its programs report (EAGAIN
+//     from fork, ENOMEM from an allocation); one killed at the CPU limit
+//     gets a line naming it from the launcher. cgroup v2, where a machine
+//     delegates it, would bound the call as a whole: not done.
 package sandbox

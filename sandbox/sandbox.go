@@ -76,6 +76,8 @@ type Config struct {
 	// call's TMPDIR and the system's program directories; "all" (the
 	// default) leaves reads open but for the masked paths.
 	Read ReadScope `toml:"read"`
+	// Limits bound what one confined call may use ([Limits]).
+	Limits Limits `toml:"limits"`
 }
 
 // ReadScope is [Config] Read, written "all" (or left out) or "workspace".
@@ -136,6 +138,9 @@ type Profile struct {
 	// leaves reads open. [Config] Read sets it to the workspace and the
 	// writable roots.
 	Readable []string
+	// Limits bound the resources of the process and its descendants
+	// ([Config] Limits).
+	Limits Limits
 
 	noProcess bool     // see NoProcess
 	gitWrite  bool     // an approved git: see ForProgram
@@ -185,7 +190,10 @@ func New(scope WriteScope, workspace string, cfg Config, protected []string) (*P
 	if real, err := filepath.EvalSymlinks(ws); err == nil {
 		ws = real
 	}
-	p := &Profile{Scope: scope, Off: cfg.Disabled, Workspace: ws, Network: cfg.Network.All()}
+	if err := cfg.Limits.check(); err != nil {
+		return nil, err
+	}
+	p := &Profile{Scope: scope, Off: cfg.Disabled, Workspace: ws, Network: cfg.Network.All(), Limits: cfg.Limits}
 	for _, r := range cfg.WritableRoots {
 		abs, err := absUnder(ws, r)
 		if err != nil {

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"fmt"
+	"os"
 	"syscall"
 )
 
@@ -141,6 +142,15 @@ func (p *Spec) restrict() error {
 	}
 	if err := p.addReadRules(add, read); err != nil {
 		return err
+	}
+	if p.Limits.MemoryBytes > 0 { // the second stage runs the launcher again
+		self, err := os.Readlink(selfLauncher)
+		if err != nil {
+			return fmt.Errorf("landlock: the launcher's own path: %w", err)
+		}
+		if err := add(fsExecute|fsReadFile, self); err != nil {
+			return err
+		}
 	}
 	if err := add(fsReadFile|fsWriteFile|fsTruncate|fsIoctlDev, writableDevices...); err != nil {
 		return err

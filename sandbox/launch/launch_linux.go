@@ -61,6 +61,13 @@ type Spec struct {
 	// ([sandbox] unix_sockets); "*" is every one. Non-empty, it lets the
 	// seccomp filter allow AF_UNIX and needs Landlock ABI 9.
 	UnixSockets []string `json:"unix_sockets,omitempty"`
+	// Limits are the resource limits of the program and everything it
+	// starts ([sandbox] limits).
+	Limits Limits `json:"limits,omitzero"`
+	// LimitOnly marks the launcher's second stage (see execLimited): set
+	// Limits and exec the program, which inherits the first stage's
+	// confinement.
+	LimitOnly bool `json:"limit_only,omitempty"`
 	// LandlockABI, when not 0, caps the Landlock ABI the launcher uses: a
 	// test hook that simulates an older kernel (see sandbox's
 	// QUIVER_SANDBOX_LANDLOCK_ABI).
@@ -257,6 +264,9 @@ func launch(raw string) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "quiver-sandbox: bad launch spec: %v\n", err)
 		return exitSetup
+	}
+	if s.LimitOnly {
+		return s.execLimited()
 	}
 	if err := dieWithParent(s.Parent); err != nil {
 		fmt.Fprintf(os.Stderr, "quiver-sandbox: %v\n", err)

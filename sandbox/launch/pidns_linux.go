@@ -35,12 +35,20 @@ func (s *Spec) runAsInit() int {
 	for sig := range forwarded {
 		signal.Notify(sigs, sig)
 	}
+	// The memory limit is the second stage's to set (see execLimited):
+	// the launcher's own runtime may still need memory.
+	own := s.Limits
+	own.MemoryBytes = 0
+	if err := own.set(); err != nil {
+		fmt.Fprintf(os.Stderr, "quiver-sandbox: %v\n", err)
+		return exitSetup
+	}
 	pid, status := s.startProgram()
 	if pid == 0 {
 		return status
 	}
 	go forward(sigs, pid)
-	return reapUntil(pid)
+	return reapUntil(pid, s.Limits)
 }
 
 // startProgram forks and execs the program in a new session with no
@@ -58,12 +66,20 @@ func (s *Spec) startProgram() (int, int) {
 		files[i] = uintptr(i)
 	}
 	attr := &syscall.ProcAttr{Env: s.Env, Files: files, Sys: &syscall.SysProcAttr{Setsid: true}}
-	pid, err := syscall.ForkExec(s.Path, s.Args, attr)
+	path, args := s.Path, s.Args
+	if s.Limits.MemoryBytes > 0 {
+		var err error
+		if path, args, attr.Env, err = s.secondStage(); err != nil {
+			fmt.Fprintf(os.Stderr, "quiver-sandbox: %v\n", err)
+			return 0, exitSetup
+		}
+	}
+	pid, err := syscall.ForkExec(path, args, attr)
 	// A file just written by another process cannot be executed for a
 	// moment (https://go.dev/issue/22315).
 	for delay := time.Millisecond; errors.Is(err, syscall.ETXTBSY) && delay < 300*time.Millisecond; delay *= 2 {
 		time.Sleep(delay)
-		pid, err = syscall.ForkExec(s.Path, s.Args, attr)
+		pid, err = syscall.ForkExec(path, args, attr)
 	}
 	if err == nil {
 		return pid, 0
@@ -85,17 +101,25 @@ func forward(sigs <-chan os.Signal, pid int) {
 
 // reapUntil waits for every child the namespace hands the launcher, as an
 // init must, until pid has exited, and returns pid's status: its exit code,
-// or 128 plus the signal that killed it.
-func reapUntil(pid int) int {
+// or 128 plus the signal that killed it. A process it reaps that the CPU
+// time limit killed (the program, or an orphan) gets a line on standard
+// error naming the limit.
+func reapUntil(pid int, limits Limits) int {
+	reported := false
 	for {
 		var ws syscall.WaitStatus
-		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		var ru syscall.Rusage
+		got, err := syscall.Wait4(-1, &ws, 0, &ru)
 		if errors.Is(err, syscall.EINTR) {
 			continue
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "quiver-sandbox: waiting for the program: %v\n", err)
 			return exitSetup
+		}
+		if !reported && limits.cpuExceeded(ws, &ru) {
+			limits.reportCPU()
+			reported = true
 		}
 		if got != pid {
 			continue
