@@ -336,6 +336,9 @@
 //     Quiver runs as root, whose tasks the kernel never counts. A call
 //     that reaches a limit sees the failure its programs report (EAGAIN
 //     from fork, ENOMEM from an allocation); one killed at the CPU limit
-//     gets a line naming it from the launcher. cgroup v2, where a machine
-//     delegates it, would bound the call as a whole: not done.
+//     gets a line naming it from the launcher. The memory limit stops a
+//     runaway program, not a hostile one: RLIMIT_DATA does not count
+//     shared mappings, nor a memfd's or a tmpfs file's pages. cgroup v2,
+//     where a machine delegates it, would bound the call as a whole: not
+//     done.
 package sandbox

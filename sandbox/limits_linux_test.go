@@ -176,3 +176,27 @@ func TestLimitsCannotBeRaised(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectReportsLimits: `quiver sandbox check` names the limits in
+// force for each confined profile, and says when the processes limit does
+// not hold.
+func TestInspectReportsLimits(t *testing.T) {
+	r := sandbox.Inspect(sandbox.Config{Limits: sandbox.Limits{Processes: 64, CPUSeconds: 5}})
+	for _, p := range r.Profiles {
+		if p.Scope == sandbox.Unrestricted {
+			continue
+		}
+		var line string
+		for _, l := range p.Enforces {
+			if strings.HasPrefix(l, "resource limits") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, "processes 64 per call, memory none, CPU time 5 s per process") {
+			t.Errorf("%s: limits line %q", p.Scope, line)
+		}
+		if root := os.Geteuid() == 0; root != strings.Contains(line, "does not hold") {
+			t.Errorf("%s: as root %v, limits line %q", p.Scope, root, line)
+		}
+	}
+}
