@@ -57,6 +57,21 @@
 // (without an event store a stream cannot be resumed, so nobody could read
 // its answer); ending a call kills the processes it started.
 //
+// # Progress and logging
+//
+// A call whose client gave a progress token is reported on every
+// Options.ProgressInterval (2 s) while it runs: the progress is the seconds
+// elapsed, the message says so and adds the tool's status
+// ([tool.SetStatus]; exec_command's is the last lines of its output, at
+// most [tool.MaxStatusBytes]). Clients that reset their request timeout on
+// progress (the TypeScript SDK's resetTimeoutOnProgress) thereby keep a
+// build of any length alive; a client that gives no token gets no reports,
+// and its own timeout still applies. Cancelling the call works as without
+// progress; no report follows a call's result. The logging capability is
+// used: each call that ends is logged to the client — "info", or "warning"
+// with its error code — at the level the client set (logging/setLevel);
+// a client that set none gets no records.
+//
 // # Background jobs
 //
 // Background jobs (exec_command's background: true) belong to the session

@@ -81,6 +81,9 @@ type Options struct {
 	// ReadyChecks are what /readyz checks besides the server itself (see
 	// [Server.Handler]).
 	ReadyChecks []Check
+	// ProgressInterval is how often a call whose client gave a progress
+	// token is reported on while it runs; default DefaultProgressInterval.
+	ProgressInterval time.Duration
 	// StdinGrace is how long [Server.Run] lets calls in flight finish after
 	// the client closed its end; default 2 seconds.
 	StdinGrace time.Duration
@@ -111,6 +114,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.ShutdownGrace <= 0 {
 		o.ShutdownGrace = 10 * time.Second
+	}
+	if o.ProgressInterval <= 0 {
+		o.ProgressInterval = DefaultProgressInterval
 	}
 	if o.StdinGrace <= 0 {
 		o.StdinGrace = 2 * time.Second
@@ -263,6 +269,8 @@ func (s *Server) invoke(ctx context.Context, req *mcp.CallToolRequest) quiver.Ou
 	defer stop()
 	ctx, untrack := s.sessions.track(ctx, sessionID, n)
 	defer untrack()
+	ctx, stopProgress := s.progressReports(ctx, req)
+	defer stopProgress()
 	args := req.Params.Arguments
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}") // arguments are optional in MCP
@@ -278,7 +286,23 @@ func (s *Server) invoke(ctx context.Context, req *mcp.CallToolRequest) quiver.Ou
 	} else {
 		s.opts.Logger.DebugContext(ctx, "call", "tool", req.Params.Name, "code", code, "duration", time.Since(start))
 	}
+	logCall(ctx, req, callID, code, time.Since(start))
 	return out
+}
+
+// logCall sends the client one log record about a call that has ended —
+// the logging capability the server declares — at level "info", or
+// "warning" when the call failed. The SDK sends it only when the client
+// asked for records at that level or below (logging/setLevel); a client
+// that never asked gets none.
+func logCall(ctx context.Context, req *mcp.CallToolRequest, callID string, code tool.Code, d time.Duration) {
+	level, status := mcp.LoggingLevel("info"), "ok"
+	if code != "" {
+		level, status = "warning", string(code)
+	}
+	//lint:ignore SA1019 the logging capability is declared for the protocol versions Quiver serves (see New)
+	req.Session.Log(context.WithoutCancel(ctx), &mcp.LoggingMessageParams{Level: level, Logger: "quiver",
+		Data: map[string]any{"tool": req.Params.Name, "call": callID, "status": status, "duration_ms": d.Milliseconds()}})
 }
 
 // Run serves one session over r and w — stdin and stdout for `quiver serve`

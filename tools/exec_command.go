@@ -266,6 +266,11 @@ func execDir(ws *workspace.Workspace, workdir string) (string, error) {
 	return filepath.Join(ws.Dir(), filepath.FromSlash(rel)), nil
 }
 
+// progressLines bounds the tail of the output a progress report shows (and
+// tool.MaxStatusBytes its size): enough to see which test or package a
+// build is at.
+const progressLines = 10
+
 // outputLocation is where the whole output went: a ref in the output cache
 // or a file.
 type outputLocation struct {
@@ -283,6 +288,7 @@ func runForeground(ctx context.Context, tc tool.Context, spec shell.Spec, timeou
 	var where outputLocation
 	spool := shell.NewSpool(split, func() (io.WriteCloser, error) { return openSink(ctx, tc, &where) })
 	spec.Output = spool
+	defer tool.SetStatus(ctx, func() string { return spool.Last(progressLines, tool.MaxStatusBytes) })()
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	outcome, err := shell.Run(runCtx, spec)

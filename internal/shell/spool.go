@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/quiverkit/quiver/outputcache"
@@ -16,11 +17,13 @@ import (
 // output outgrows the budget (small outputs never touch the disk or the
 // cache). Memory use is bounded whatever the output's size.
 //
-// A Spool is not safe for concurrent writes; the runner writes from one
-// goroutine.
+// A Spool takes its writes from one goroutine (the runner's); [Spool.Last]
+// may be called from another while it is written.
 type Spool struct {
 	budget outputcache.Split
 	open   func() (io.WriteCloser, error)
+
+	mu sync.Mutex // guards what Last reads: head, tail
 
 	head     []byte
 	tail     []byte // the bytes after head; only its last budget.TailBytes count
@@ -40,6 +43,8 @@ func NewSpool(b outputcache.Split, open func() (io.WriteCloser, error)) *Spool {
 // Write records p. It never fails: a sink that cannot be opened or written
 // is recorded (see [Spool.View]) and the head and tail are still kept.
 func (s *Spool) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	n := len(p)
 	s.total += int64(n)
 	s.newlines += int64(bytes.Count(p, []byte{'\n'}))
@@ -102,6 +107,33 @@ func (s *Spool) appendTail(p []byte) {
 	if len(s.tail) > 2*max {
 		s.tail = append(s.tail[:0], s.tail[len(s.tail)-max:]...)
 	}
+}
+
+// Last returns the end of the output so far, as safe text: at most lines
+// lines and maxBytes bytes, starting at a line boundary when that keeps at
+// least half of it. It is what a progress report shows of a running command,
+// and may be called while the spool is written.
+func (s *Spool) Last(lines, maxBytes int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b []byte
+	switch {
+	case len(s.tail) >= maxBytes:
+		b = append(b, s.tail[len(s.tail)-maxBytes:]...)
+	case s.total > int64(len(s.head)+len(s.tail)):
+		b = append(b, s.tail...) // the bytes between head and tail are gone
+	default:
+		head := s.head[max(0, len(s.head)-(maxBytes-len(s.tail))):]
+		b = append(append(b, head...), s.tail...)
+	}
+	newlines := lines // a last line without its newline is a line too
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		newlines--
+	}
+	if int64(len(b)) == s.total && bytes.Count(b, []byte{'\n'}) <= newlines {
+		return SafeText(b) // the whole output: no partial line to drop
+	}
+	return SafeText(cutTail(b, newlines))
 }
 
 // Close closes the sink, if one was opened.

@@ -134,3 +134,29 @@ func TestViewText(t *testing.T) {
 		})
 	}
 }
+
+// Last is the end of the output so far within its bounds: across head and
+// tail while both are whole, from the tail alone once bytes between them
+// were dropped, at a line boundary when that keeps half of it.
+func TestSpoolLast(t *testing.T) {
+	for _, tt := range []struct {
+		name, in     string
+		lines, bytes int
+		want         string
+	}{
+		{"empty", "", 10, 100, ""},
+		{"all of a short output", "a\nb\n", 10, 100, "a\nb\n"},
+		{"the last lines", "1\n2\n3\n4\n", 2, 100, "3\n4\n"},
+		{"across head and tail", strings.Repeat("h", 99) + "\nline\n", 10, 8, "line\n"},
+		{"tail only once the middle is gone", strings.Repeat("m\n", 200) + "end", 3, 30, "m\nm\nend"},
+		{"a long line cut at a character", strings.Repeat("é", 40), 5, 9, "éééé"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sp := NewSpool(smallBudget, func() (io.WriteCloser, error) { return &memSink{}, nil })
+			feed(sp, tt.in, 7)
+			if got := sp.Last(tt.lines, tt.bytes); got != tt.want {
+				t.Errorf("Last(%d, %d) = %q, want %q", tt.lines, tt.bytes, got, tt.want)
+			}
+		})
+	}
+}
