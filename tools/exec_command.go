@@ -29,6 +29,7 @@ type ExecCommandInput struct {
 	TimeoutSecs *int     `json:"timeout_secs,omitempty" jsonschema:"seconds before the command and everything it started are killed (default 120, at most 600)" minimum:"1"`
 	Env         []string `json:"env,omitempty" jsonschema:"extra environment variables, each NAME=VALUE"`
 	Background  bool     `json:"background,omitempty" jsonschema:"start the command and return a job id at once; read it with exec_output, stop it with exec_kill"`
+	YieldTimeMS *int     `json:"yield_time_ms,omitempty" jsonschema:"answer after this many milliseconds with the output so far and, if the command still runs, a session_id to send it input with write_stdin (at most timeout_secs' limit)" minimum:"0"`
 }
 
 // ExecCommandOutput is exec_command's typed output.
@@ -41,8 +42,9 @@ type ExecCommandOutput struct {
 	OutputRef  string        `json:"output_ref,omitempty"`  // the whole output in the output cache
 	OutputFile string        `json:"output_file,omitempty"` // the whole output in a file, when there is no output cache: the host's to read (sandbox.PrivateDir)
 	Refused    []ExecRefusal `json:"refused,omitempty"`
-	JobID      string        `json:"job_id,omitempty"` // background: the job's id
-	Status     string        `json:"status,omitempty"` // background: "running"
+	JobID      string        `json:"job_id,omitempty"`     // background: the job's id
+	SessionID  string        `json:"session_id,omitempty"` // yield_time_ms: the still running command's id, for write_stdin (and exec_output, exec_kill)
+	Status     string        `json:"status,omitempty"`     // background, yield_time_ms: "running"
 }
 
 // ExecRefusal is a command (or a write) the policy refused while the command
@@ -163,6 +165,9 @@ func execCommand(ctx context.Context, tc tool.Context, in ExecCommandInput) (*Ex
 	if in.Background && tool.OneCallSession(ctx) {
 		return nil, oneCallBackground()
 	}
+	if in.Background && in.YieldTimeMS != nil {
+		return nil, tool.Errorf(tool.CodeInvalidArguments, "give \"background\" (no input, no wait) or \"yield_time_ms\" (a session that takes input), not both")
+	}
 	timeout, err := checkExecInput(in, cfg)
 	if err != nil {
 		return nil, err
@@ -173,6 +178,9 @@ func execCommand(ctx context.Context, tc tool.Context, in ExecCommandInput) (*Ex
 	}
 	if in.Background {
 		return startJob(ctx, tc, spec, in)
+	}
+	if in.YieldTimeMS != nil && !tool.OneCallSession(ctx) {
+		return startSession(ctx, tc, spec, in)
 	}
 	return runForeground(ctx, tc, spec, timeout)
 }
@@ -214,6 +222,9 @@ func checkExecInput(in ExecCommandInput, cfg ExecConfig) (time.Duration, error) 
 		if _, err := shell.Parse(in.Command); err != nil {
 			return 0, tool.Errorf(tool.CodeInvalidArguments, "field \"command\": shell syntax error at %w", err)
 		}
+	}
+	if in.YieldTimeMS != nil && (*in.YieldTimeMS < 0 || time.Duration(*in.YieldTimeMS)*time.Millisecond > cfg.MaxTimeout) {
+		return 0, tool.Errorf(tool.CodeInvalidArguments, "field \"yield_time_ms\" is %d; give a number of milliseconds from 0 to %d", *in.YieldTimeMS, cfg.MaxTimeout.Milliseconds())
 	}
 	timeout := cfg.DefaultTimeout
 	if in.TimeoutSecs != nil {
@@ -395,6 +406,55 @@ func runError(err error) error {
 
 // startJob starts the command in the background and returns its job id.
 func startJob(ctx context.Context, tc tool.Context, spec shell.Spec, in ExecCommandInput) (*ExecCommandOutput, error) {
+	job, err := launchJob(ctx, tc, spec, in, false)
+	if err != nil {
+		return nil, err
+	}
+	return &ExecCommandOutput{JobID: job.ID, Status: "running", ExitCode: -1}, nil
+}
+
+// startSession starts the command as an interactive job — a pipe for its
+// standard input, which write_stdin writes to — and answers after
+// yield_time_ms, or sooner if it ends: with its exit code if it ended, else
+// with its session id. Either way the output so far, trimmed to the budget,
+// the whole of it in the job's log. A session is a job in every other way:
+// the same registry, cap, confinement and end with the MCP session; a
+// timeout_secs bounds it, none leaves it to its session.
+func startSession(ctx context.Context, tc tool.Context, spec shell.Spec, in ExecCommandInput) (*ExecCommandOutput, error) {
+	job, err := launchJob(ctx, tc, spec, in, true)
+	if err != nil {
+		return nil, err
+	}
+	split, err := budgetSplit(ctx, tc)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := job.Wait(ctx, time.Duration(*in.YieldTimeMS)*time.Millisecond, split)
+	if err != nil {
+		return nil, tool.Errorf(tool.CodeExecutionFailed, "%w", err)
+	}
+	jo := jobOutput(snap)
+	out := &ExecCommandOutput{ExitCode: -1, Output: jo.Output, DurationMS: jo.ElapsedMS, Truncated: jo.Truncated,
+		TotalBytes: jo.NewBytes, Refused: jo.Refused}
+	if jo.Truncated {
+		out.OutputFile = jo.LogFile
+	}
+	if snap.Running {
+		out.SessionID, out.Status = job.ID, "running"
+		return out, nil
+	}
+	if jo.ExitCode != nil {
+		out.ExitCode = *jo.ExitCode
+	}
+	if snap.Err != nil {
+		return nil, runError(snap.Err)
+	}
+	return out, nil
+}
+
+// launchJob checks the sandbox and starts the command as a job of the
+// call's session, interactive or not.
+func launchJob(ctx context.Context, tc tool.Context, spec shell.Spec, in ExecCommandInput, interactive bool) (*shell.Job, error) {
 	jobs, err := tool.Resolve(ctx, tc, jobsKey)
 	if err != nil {
 		return nil, err
@@ -408,14 +468,18 @@ func startJob(ctx context.Context, tc tool.Context, spec shell.Spec, in ExecComm
 			return nil, sandbox.ToolError(err)
 		}
 	}
-	job, err := jobs.Start(ctx, tool.SessionOf(ctx), spec, timeout)
+	start := jobs.Start
+	if interactive {
+		start = jobs.StartInteractive
+	}
+	job, err := start(ctx, tool.SessionOf(ctx), spec, timeout)
 	if err != nil && ctx.Err() != nil {
 		return nil, tool.Errorf(tool.CodeCancelled, "the job was not started: %w", err)
 	}
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "could not start the job: %w", err)
 	}
-	return &ExecCommandOutput{JobID: job.ID, Status: "running", ExitCode: -1}, nil
+	return job, nil
 }
 
 // Render is the model's view: the status line, any refusals, the output.
@@ -425,7 +489,11 @@ func (o *ExecCommandOutput) Render() tool.Result {
 		fmt.Fprintf(&b, "Started background job %s. Read its output with exec_output {\"job_id\": %q}; stop it with exec_kill.", o.JobID, o.JobID)
 		return tool.Text(b.String())
 	}
-	fmt.Fprintf(&b, "exit code %d · %s", o.ExitCode, formatDuration(o.DurationMS))
+	if o.SessionID != "" {
+		fmt.Fprintf(&b, "still running after %s, session %s: send input with write_stdin {\"session_id\": %q}, stop it with exec_kill", formatDuration(o.DurationMS), o.SessionID, o.SessionID)
+	} else {
+		fmt.Fprintf(&b, "exit code %d · %s", o.ExitCode, formatDuration(o.DurationMS))
+	}
 	if o.Truncated {
 		fmt.Fprintf(&b, " · %d bytes of output, trimmed", o.TotalBytes)
 	}

@@ -27,7 +27,7 @@ func newExecKill() *tool.Tool {
 }
 
 func execKill(ctx context.Context, tc tool.Context, in ExecKillInput) (*ExecJobOutput, error) {
-	job, err := findJob(ctx, tc, in.JobID)
+	job, err := findJob(ctx, tc, "job_id", in.JobID)
 	if err != nil {
 		return nil, err
 	}

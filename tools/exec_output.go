@@ -59,7 +59,7 @@ func execOutput(ctx context.Context, tc tool.Context, in ExecOutputInput) (*Exec
 		}
 		wait = time.Duration(secs) * time.Second
 	}
-	job, err := findJob(ctx, tc, in.JobID)
+	job, err := findJob(ctx, tc, "job_id", in.JobID)
 	if err != nil {
 		return nil, err
 	}
@@ -77,14 +77,14 @@ func execOutput(ctx context.Context, tc tool.Context, in ExecOutputInput) (*Exec
 // findJob returns the job with id that the call's session started (see
 // tool.WithSession). Another session's job is NOT_FOUND with the very
 // message an id nobody has gets: its existence does not leak.
-func findJob(ctx context.Context, tc tool.Context, id string) (*shell.Job, error) {
+func findJob(ctx context.Context, tc tool.Context, field, id string) (*shell.Job, error) {
 	jobs, err := tool.Resolve(ctx, tc, jobsKey)
 	if err != nil {
 		return nil, err
 	}
 	job, err := jobs.Get(tool.SessionOf(ctx), id)
 	if errors.Is(err, shell.ErrUnknownJob) {
-		return nil, tool.Errorf(tool.CodeNotFound, "field \"job_id\": this session has no job %q; exec_command with background: true returns job ids (a session sees only the jobs it started; finished jobs are forgotten after a while, and all of a session's when it ends)", id).WithCause(err)
+		return nil, tool.Errorf(tool.CodeNotFound, "field %q: this session has no job %q; exec_command with background: true or yield_time_ms returns job and session ids (a session sees only the jobs it started; finished jobs are forgotten after a while, and all of a session's when it ends)", field, id).WithCause(err)
 	}
 	return job, err
 }

@@ -14,5 +14,6 @@ func Unavailable() map[string]string {
 		"exec_command": noRun,
 		"exec_output":  noRun,
 		"exec_kill":    noRun,
+		"write_stdin":  noRun,
 	}
 }

@@ -46,6 +46,7 @@ var catalogue = []func() *tool.Tool{
 	newWebFetch,
 	newWebSearch,
 	newWriteFile,
+	newWriteStdin,
 	newWriteTodos,
 }
 

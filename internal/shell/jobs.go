@@ -30,6 +30,18 @@ import (
 // ended may have been closed already, and a job started now would outlive
 // it.
 func (js *Jobs) Start(ctx context.Context, session string, spec Spec, timeout time.Duration) (*Job, error) {
+	return js.start(ctx, session, spec, timeout, false)
+}
+
+// StartInteractive starts spec as [Jobs.Start] does, with a pipe for its
+// standard input that [Job.Write] writes to: a REPL, a prompt, a debugger
+// can be driven. The pipe closes when the job ends. It is the same job in
+// every other way: confined, capped, its session's, killed with it.
+func (js *Jobs) StartInteractive(ctx context.Context, session string, spec Spec, timeout time.Duration) (*Job, error) {
+	return js.start(ctx, session, spec, timeout, true)
+}
+
+func (js *Jobs) start(ctx context.Context, session string, spec Spec, timeout time.Duration, interactive bool) (*Job, error) {
 	js.mu.Lock()
 	defer js.mu.Unlock()
 	if js.closed {
@@ -62,6 +74,15 @@ func (js *Jobs) Start(ctx context.Context, session string, spec Spec, timeout ti
 	if err := j.openLog(js.dir); err != nil {
 		return nil, err
 	}
+	if interactive {
+		r, w, err := os.Pipe()
+		if err != nil {
+			j.log.Close()
+			j.release()
+			return nil, fmt.Errorf("job input: %w", err)
+		}
+		spec.Stdin, j.input = r, w
+	}
 	jctx, stop := context.WithCancelCause(context.WithoutCancel(ctx))
 	j.stop = stop
 	runCtx, cancelTimeout := jctx, context.CancelFunc(func() {})
@@ -75,9 +96,18 @@ func (js *Jobs) Start(ctx context.Context, session string, spec Spec, timeout ti
 		cancelTimeout()
 		stop(errRunEnded)
 		j.log.Close()
+		if spec.Stdin != nil {
+			spec.Stdin.Close()
+		}
 		j.mu.Lock()
 		j.outcome, j.err = out, err
 		j.mu.Unlock()
+		j.inMu.Lock()
+		if j.input != nil {
+			j.input.Close()
+			j.input = nil
+		}
+		j.inMu.Unlock()
 	}()
 	js.jobs[j.ID] = j
 	js.order = append(js.order, j.ID)
@@ -240,6 +270,28 @@ func (j *Job) Wait(ctx context.Context, d time.Duration, b outputcache.Split) (S
 		}
 	}
 	return j.Read(b)
+}
+
+// inputStall bounds how long [Job.Write] waits for a job to take its
+// input: a program that reads none must not hold the call for ever.
+const inputStall = 10 * time.Second
+
+// Write sends p to the job's standard input. A job that takes no input is
+// [ErrNoInput]; one that does not read p within ten seconds is an error
+// (os.ErrDeadlineExceeded), with what it took written.
+func (j *Job) Write(p []byte) error {
+	j.inMu.Lock()
+	defer j.inMu.Unlock()
+	if j.input == nil {
+		return ErrNoInput
+	}
+	if err := j.input.SetWriteDeadline(time.Now().Add(inputStall)); err != nil {
+		return fmt.Errorf("job input: %w", err)
+	}
+	if _, err := j.input.Write(p); err != nil {
+		return fmt.Errorf("job input: %w", err)
+	}
+	return nil
 }
 
 // Kill stops the job and its process tree, waits for it to end, and reads

@@ -70,11 +70,15 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 			return Outcome{}, err
 		}
 	}
-	stdin, err := os.Open(os.DevNull)
-	if err != nil {
-		return Outcome{}, fmt.Errorf("shell: stdin: %w", err)
+	stdin := spec.Stdin
+	if stdin == nil {
+		null, err := os.Open(os.DevNull)
+		if err != nil {
+			return Outcome{}, fmt.Errorf("shell: stdin: %w", err)
+		}
+		defer null.Close()
+		stdin = null
 	}
-	defer stdin.Close()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return Outcome{}, fmt.Errorf("shell: output pipe: %w", err)

@@ -25,6 +25,14 @@ func (js *Jobs) Start(context.Context, string, Spec, time.Duration) (*Job, error
 	return nil, errNoRun
 }
 
+// StartInteractive starts nothing: running commands needs unix.
+func (js *Jobs) StartInteractive(context.Context, string, Spec, time.Duration) (*Job, error) {
+	return nil, errNoRun
+}
+
+// Write has no job to write to: none can start here.
+func (j *Job) Write([]byte) error { return ErrNoInput }
+
 // Get finds no job: none can start here.
 func (js *Jobs) Get(string, string) (*Job, error) { return nil, ErrUnknownJob }
 

@@ -39,6 +39,10 @@ type Spec struct {
 	// the run ends.
 	Sandbox *sandbox.Profile
 
+	// Stdin is the run's standard input (nil: /dev/null); the caller owns
+	// it. An interactive job's is a pipe (see [Jobs.StartInteractive]).
+	Stdin *os.File
+
 	// Output receives standard output and standard error, interleaved as
 	// produced (both are one pipe), from a single goroutine.
 	Output io.Writer
@@ -110,6 +114,8 @@ type Job struct {
 	Started time.Time
 
 	session string // the session that started it (see [Jobs.Start])
+	inMu    sync.Mutex
+	input   *os.File // the write end of an interactive job's standard input; nil once it ended (guarded by inMu)
 	logPath string
 	log     *os.File // written by the run
 	reader  *os.File // read by Read
@@ -125,6 +131,10 @@ type Job struct {
 
 // ErrUnknownJob is returned for a job id the registry does not have.
 var ErrUnknownJob = errors.New("no such job")
+
+// ErrNoInput is returned by [Job.Write] for a job that takes no input: one
+// not started with [Jobs.StartInteractive], or one that has ended.
+var ErrNoInput = errors.New("the job takes no input")
 
 // Snapshot is a job's state and the output it printed since the last read.
 type Snapshot struct {
