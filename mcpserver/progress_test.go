@@ -2,6 +2,8 @@
 
 package mcpserver_test
 
+//lint:file-ignore SA1019 the server declares logging for the protocol versions it serves; these tests read its records
+
 import (
 	"context"
 	"errors"
@@ -168,7 +170,6 @@ func waitEnded(t *testing.T, ended <-chan error) error {
 // one that failed.
 func TestLogRecordsAboutCalls(t *testing.T) {
 	cs, n := progressClient(t)
-	//lint:ignore SA1019 the server declares logging for the protocol versions it serves
 	if err := cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}

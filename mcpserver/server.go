@@ -290,21 +290,6 @@ func (s *Server) invoke(ctx context.Context, req *mcp.CallToolRequest) quiver.Ou
 	return out
 }
 
-// logCall sends the client one log record about a call that has ended —
-// the logging capability the server declares — at level "info", or
-// "warning" when the call failed. The SDK sends it only when the client
-// asked for records at that level or below (logging/setLevel); a client
-// that never asked gets none.
-func logCall(ctx context.Context, req *mcp.CallToolRequest, callID string, code tool.Code, d time.Duration) {
-	level, status := mcp.LoggingLevel("info"), "ok"
-	if code != "" {
-		level, status = "warning", string(code)
-	}
-	//lint:ignore SA1019 the logging capability is declared for the protocol versions Quiver serves (see New)
-	req.Session.Log(context.WithoutCancel(ctx), &mcp.LoggingMessageParams{Level: level, Logger: "quiver",
-		Data: map[string]any{"tool": req.Params.Name, "call": callID, "status": status, "duration_ms": d.Milliseconds()}})
-}
-
 // Run serves one session over r and w — stdin and stdout for `quiver serve`
 // — until the client closes r or ctx ends. A client that closes its end is a
 // clean end, not an error. Calls in flight when the session ends are
