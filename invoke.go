@@ -19,6 +19,7 @@ import (
 	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/schema"
+	"github.com/quiverkit/quiver/telemetry"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -101,8 +102,10 @@ type call struct {
 	tk       *Toolkit
 	gate     tool.CommandGate // made on first use: few tools run commands
 	gateOnce sync.Once
-	scope    tool.Scope // the call's dependencies, kept inline
-	ran      commandLog // the programs the call started, for its audit record
+	scope    tool.Scope          // the call's dependencies, kept inline
+	ran      commandLog          // the programs the call started, for its audit record
+	box      *sandbox.Profile    // the profile its processes ran under, once it executes
+	span     *telemetry.ToolCall // its span; nil when the toolkit records none
 
 	// What the hooks said (hooks.go).
 	hooksRan     []hooks.Ran
@@ -144,7 +147,8 @@ func (tk *Toolkit) runWith(ctx context.Context, tc driver.ToolCall, typed bool) 
 		c.ID = "call_" + strconv.FormatUint(tk.calls.Add(1), 10)
 	}
 	out = Output{Name: c.Name, CallID: c.ID}
-	defer func() { tk.record(ctx, c, &out, start) }()
+	ctx = tk.startSpan(ctx, c)
+	defer func() { tk.record(ctx, c, &out, start); tk.endSpan(ctx, c, &out) }()
 
 	res, err := tk.pipeline(ctx, c)
 	res, err = tk.postHooks(ctx, c, res, err)
@@ -386,7 +390,8 @@ func (tk *Toolkit) execute(ctx context.Context, c *call) (res tool.Result, err e
 	scope := &c.scope
 	scope.Init(tk.overrides, tk.shared)
 	scope.Provide(tool.CommandGateKey.ID, tool.CommandGate(c))
-	scope.Provide(sandbox.Key.ID, tk.sandboxFor(c))
+	c.box = tk.sandboxFor(c)
+	scope.Provide(sandbox.Key.ID, c.box)
 	if c.tool.Annotations.OpenWorld { // only tools that reach out follow URLs
 		scope.Provide(tool.URLGateKey.ID, tk.policy.URLGate(c.tool, c.risk, c.verdict, c.approval.Approved))
 	}

@@ -50,8 +50,9 @@ type Toolkit struct {
 	hookMaps     *hooks.Mappings
 	hooks        *hooks.Set // nil: none (hooks.go)
 
-	cacheConfig // the output cache step's settings (cache.go)
-	auditConfig // the audit step's settings (auditrecord.go)
+	cacheConfig     // the output cache step's settings (cache.go)
+	auditConfig     // the audit step's settings (auditrecord.go)
+	telemetryConfig // spans and metrics (telemetry.go)
 
 	root         string
 	onlyProvider string // WithOnlyProvider

@@ -31,6 +31,7 @@ import (
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/telemetry"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -78,6 +79,10 @@ type Config struct {
 	// OnEvent, when set, makes the run stream each reply and receive its
 	// events (text deltas, tool calls) as they arrive.
 	OnEvent func(driver.Event)
+	// Traced names the model in the run's spans, which the toolkit's
+	// telemetry records (quiver.WithTelemetry): the run as invoke_agent,
+	// each reply as chat {model}. Without telemetry it is not looked at.
+	Traced telemetry.Model
 }
 
 // Result is what a run produced, whole or, beside an error, as far as it got.
@@ -105,6 +110,13 @@ func Run(ctx context.Context, cfg Config, task string) (*Result, error) {
 	if cfg.Model == nil || cfg.Toolkit == nil {
 		return nil, errors.New("agent: Config needs a Model and a Toolkit")
 	}
+	ctx, span := cfg.Toolkit.Telemetry().StartAgent(ctx, cfg.Traced)
+	res, err := run(ctx, cfg, task)
+	span.EndAgent(res.Turns, spanUsage(res.Usage), errorType(ctx, err), err)
+	return res, err
+}
+
+func run(ctx context.Context, cfg Config, task string) (*Result, error) {
 	maxTurns := cfg.MaxTurns
 	if maxTurns <= 0 {
 		maxTurns = DefaultMaxTurns
@@ -158,7 +170,7 @@ func turn(ctx context.Context, cfg *Config, res *Result, refs map[string]string)
 		MaxTokens:         cfg.MaxOutputTokens,
 		Reasoning:         cfg.Reasoning,
 	}
-	resp, err := ask(ctx, cfg, req)
+	resp, err := askTraced(ctx, cfg, req)
 	if err != nil && !driver.IsCallError(err) {
 		if cerr := ctx.Err(); cerr != nil {
 			return false, fmt.Errorf("agent: turn %d: %w", res.Turns+1, errors.Join(cerr, err))

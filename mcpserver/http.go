@@ -106,6 +106,9 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (g *guard) forward(w http.ResponseWriter, r *http.Request) {
 	id := rand.Text()
 	r.Header.Set(postHeader, id)
+	if r.Method == http.MethodPost && g.s.tk.Telemetry() != nil {
+		g.s.copyRequestID(r)
+	}
 	done := g.s.posts.add(id, r.Context(), r.Method == http.MethodPost)
 	defer done()
 	g.next.ServeHTTP(w, r)

@@ -162,7 +162,7 @@ func New(ctx context.Context, tk *quiver.Toolkit, opts Options) (*Server, error)
 			Tools:   &mcp.ToolCapabilities{ListChanged: true},
 		},
 	})
-	s.mcp.AddReceivingMiddleware(s.middleware)
+	s.mcp.AddReceivingMiddleware(s.traced, s.middleware)
 	if err := s.Refresh(ctx); err != nil {
 		return nil, err
 	}
@@ -303,7 +303,7 @@ func (s *Server) invoke(ctx context.Context, req *mcp.CallToolRequest) quiver.Ou
 // before Run returns.
 func (s *Server) Run(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 	out := &lockedWriter{w: w}
-	in := filterLines(r, out, int(s.opts.MaxBodyBytes), s.opts.StdinGrace)
+	in := filterLines(r, out, int(s.opts.MaxBodyBytes), s.opts.StdinGrace, s.tk.Telemetry() != nil)
 	// The filter bounds a line; the SDK's own bound would end the session
 	// instead of answering (and counts bytes read ahead as the message's).
 	ss, err := s.mcp.Connect(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1}, nil)

@@ -39,12 +39,13 @@ type lineFilter struct {
 	dst   *io.PipeWriter
 	max   int
 	grace time.Duration
+	ids   bool // copy each request's id into its _meta, for its span (see requestIDKey)
 }
 
 // filterLines starts the filter and returns what the SDK should read.
-func filterLines(src io.Reader, out *lockedWriter, max int, grace time.Duration) io.ReadCloser {
+func filterLines(src io.Reader, out *lockedWriter, max int, grace time.Duration, ids bool) io.ReadCloser {
 	pr, pw := io.Pipe()
-	f := &lineFilter{src: src, out: out, dst: pw, max: max, grace: grace}
+	f := &lineFilter{src: src, out: out, dst: pw, max: max, grace: grace, ids: ids}
 	go f.run()
 	return pr
 }
@@ -81,6 +82,9 @@ func (f *lineFilter) pass(line []byte, tooLong bool) error {
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 		f.out.expect(1)
+		if f.ids {
+			line = withRequestID(line)
+		}
 	}
 	_, err := f.dst.Write(append(line, '\n'))
 	return err

@@ -35,7 +35,11 @@ func (a *app) callCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tk, err := a.toolkit(quiver.WithOnlyProvider(providerID))
+			opts, err := a.telemetry(stderrLogger())
+			if err != nil {
+				return err
+			}
+			tk, err := a.toolkit(append(opts, quiver.WithOnlyProvider(providerID))...)
 			if err != nil {
 				return err
 			}

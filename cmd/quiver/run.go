@@ -16,6 +16,7 @@ import (
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/telemetry"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -80,12 +81,17 @@ func (a *app) runCommand() *cobra.Command {
 			if ac.Model, err = a.model(cfg, f.spec()); err != nil {
 				return usageError(err)
 			}
+			ac.Traced = telemetry.Model{Provider: f.spec().Provider, Name: f.spec().Model}
 			view := newRunView(f.textOut(cmd, a.flags.json), cmd.ErrOrStderr(), a.flags.json, f.quietThinking, colour(os.Stderr))
 			sinks, err := a.runAudit(view)
 			if err != nil {
 				return usageError(err)
 			}
-			opts := []quiver.Option{quiver.WithAudit(sinks)}
+			opts, err := a.telemetry(stderrLogger())
+			if err != nil {
+				return err
+			}
+			opts = append(opts, quiver.WithAudit(sinks))
 			if !a.flags.yes {
 				opts = append(opts, quiver.WithApprover(approve.Prompt{In: os.Stdin, Out: os.Stderr, Remember: &approve.SessionRules{}}))
 			}

@@ -105,7 +105,11 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	if err != nil {
 		return err
 	}
-	tkOpts := []quiver.Option{quiver.WithLogger(logger)}
+	tkOpts, err := a.telemetry(logger)
+	if err != nil {
+		return err
+	}
+	tkOpts = append(tkOpts, quiver.WithLogger(logger))
 	if !a.flags.yes {
 		approver, err := a.elicitApprover(logger)
 		if err != nil {

@@ -3,10 +3,12 @@ package anthropic
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/telemetry"
 )
 
 // Option configures a [Model].
@@ -54,13 +56,25 @@ func (m *Model) params(req driver.Request) (sdk.MessageNewParams, error) {
 	return p, nil
 }
 
+// options are the request options of one request. The SDK records every
+// request as a chat span of its own, through OpenTelemetry's global tracer
+// provider; when the agent loop's chat span already records this one
+// (telemetry.ModelCallTraced), the SDK's is turned off, so that a host that
+// registered a global provider does not count the call twice.
+func (m *Model) options(ctx context.Context) []option.RequestOption {
+	if !telemetry.ModelCallTraced(ctx) {
+		return m.requestOptions
+	}
+	return append(slices.Clip(m.requestOptions), option.WithoutOpenTelemetry())
+}
+
 // Generate implements [driver.Model].
 func (m *Model) Generate(ctx context.Context, req driver.Request) (*driver.Response, error) {
 	p, err := m.params(req)
 	if err != nil {
 		return nil, err
 	}
-	msg, err := m.client.Messages.New(ctx, p, m.requestOptions...)
+	msg, err := m.client.Messages.New(ctx, p, m.options(ctx)...)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: %w", err)
 	}
@@ -74,7 +88,7 @@ func (m *Model) Stream(ctx context.Context, req driver.Request) (driver.Stream, 
 	if err != nil {
 		return nil, err
 	}
-	s := m.client.Messages.NewStreaming(ctx, p, m.requestOptions...)
+	s := m.client.Messages.NewStreaming(ctx, p, m.options(ctx)...)
 	if err := s.Err(); err != nil {
 		return nil, fmt.Errorf("anthropic: %w", err)
 	}
