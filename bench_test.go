@@ -10,7 +10,11 @@ import (
 	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/hooks"
 	"github.com/quiverkit/quiver/policy"
+	"github.com/quiverkit/quiver/telemetry"
 	"github.com/quiverkit/quiver/tool"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 type benchInput struct {
@@ -32,10 +36,27 @@ var benchArgs = json.RawMessage(`{"name":"quiver","count":3,"loud":true}`)
 // BenchmarkInvoke is a typed tool with three fields through the whole
 // pipeline: resolve, gate, check, validate, decide (allow policy), execute,
 // render, cache step, and audit to a discarding sink.
-func BenchmarkInvoke(b *testing.B) {
-	tk, err := quiver.New(quiver.WithRoot(b.TempDir()),
+func BenchmarkInvoke(b *testing.B) { benchInvoke(b) }
+
+// BenchmarkInvokeTraced is BenchmarkInvoke with tracing and metrics on: the
+// OpenTelemetry SDK's providers, spans batched to an exporter that drops
+// them, metrics aggregated for a reader.
+func BenchmarkInvokeTraced(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	defer tp.Shutdown(context.Background())
+	defer mp.Shutdown(context.Background())
+	tel, err := telemetry.New(telemetry.Options{TracerProvider: tp, MeterProvider: mp})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchInvoke(b, quiver.WithTelemetry(tel))
+}
+
+func benchInvoke(b *testing.B, opts ...quiver.Option) {
+	tk, err := quiver.New(append([]quiver.Option{quiver.WithRoot(b.TempDir()),
 		quiver.WithTools(tool.Func("greet", "Greets.", greet, tool.ReadOnly())),
-		quiver.WithPolicy(policy.AllowAll()), quiver.WithAudit(audit.Discard))
+		quiver.WithPolicy(policy.AllowAll()), quiver.WithAudit(audit.Discard)}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
