@@ -61,12 +61,17 @@ type Writer interface {
 	Close() error
 }
 
-// The errors a store's Open returns, wrapped with the ref they concern.
+// The errors a store's Open returns, wrapped with the ref they concern; a
+// store's Create, Write and Close return ErrUnavailable too.
 var (
 	ErrMalformedRef = errors.New("not a reference id")
 	ErrNotFound     = errors.New("no stored output with this id")
 	ErrInProgress   = errors.New("output is still being written")
 	ErrDamaged      = errors.New("stored output is damaged")
+	// ErrUnavailable is a store that cannot be reached (a shared store
+	// such as Redis that is down): the output may well exist, and asking
+	// again later may succeed. The tools answer it as STORE_UNAVAILABLE.
+	ErrUnavailable = errors.New("output store is unavailable")
 )
 
 // Meta describes a sealed output. The dir store keeps it beside the data,
