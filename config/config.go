@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,13 +118,15 @@ func (w *WriteScope) UnmarshalText(b []byte) error { return w.WriteScope.Unmarsh
 
 // Output is the [output] section: the message budget and the store.
 type Output struct {
-	MaxBytes      int    `toml:"max_bytes"`       // default 51200
-	MaxLines      int    `toml:"max_lines"`       // default 2000
-	MaxLineLength int    `toml:"max_line_length"` // default 2000
-	Store         string `toml:"store"`           // "memory" or "dir"
+	MaxBytes      int `toml:"max_bytes"`       // default 51200
+	MaxLines      int `toml:"max_lines"`       // default 2000
+	MaxLineLength int `toml:"max_line_length"` // default 2000
+	// Store is "memory", "dir", or a Redis URL (redis://, rediss://,
+	// unix://) that several `quiver serve` replicas share.
+	Store         string `toml:"store"`
 	Dir           string `toml:"dir"`             // for the dir store
 	MaxTotalBytes int64  `toml:"max_total_bytes"` // store cap
-	MaxAgeHours   int    `toml:"max_age_hours"`   // dir store
+	MaxAgeHours   int    `toml:"max_age_hours"`   // dir and Redis stores
 }
 
 // Run is the [run] section: the defaults of `quiver run`, each overridden by
@@ -425,10 +428,31 @@ func (c *Config) check() error {
 	if err := c.Hooks.Check(); err != nil {
 		return err
 	}
-	if s := c.Output.Store; s != "" && s != "memory" && s != "dir" {
-		return fmt.Errorf("output.store: %q, want memory or dir", s)
+	return c.Output.checkStore()
+}
+
+// RedisStore reports whether the store is a Redis URL.
+func (o Output) RedisStore() bool {
+	scheme, _, ok := strings.Cut(o.Store, "://")
+	return ok && (scheme == "redis" || scheme == "rediss" || scheme == "unix")
+}
+
+// checkStore checks output.store's form; a URL's password is never
+// repeated in the message.
+func (o Output) checkStore() error {
+	switch s := o.Store; {
+	case s == "" || s == "memory" || s == "dir":
+		return nil
+	case o.RedisStore():
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme == "unix" && u.Path == "") || (u.Scheme != "unix" && u.Host == "") {
+			return fmt.Errorf("output.store: a Redis URL is redis://[user:password@]host:port[/db], rediss://... or unix:///path/to/redis.sock[?db=N]")
+		}
+		return nil
+	case strings.Contains(s, "://"):
+		return fmt.Errorf("output.store: a URL of scheme %q; want redis://, rediss:// or unix://", strings.SplitN(s, "://", 2)[0])
 	}
-	return nil
+	return fmt.Errorf("output.store: %q, want memory, dir or a Redis URL (redis://host:6379/0, unix:///path/to/redis.sock)", o.Store)
 }
 
 // PolicyConfig converts the [policy] section for policy.New.

@@ -38,12 +38,20 @@ const CodeNetworkDenied Code = "NETWORK_DENIED"
 // silently (see package sandbox). Not retriable.
 const CodeSandboxUnavailable Code = "SANDBOX_UNAVAILABLE"
 
+// CodeStoreUnavailable means the shared store the call needs (the output
+// cache in Redis that several `quiver serve` replicas share) cannot be
+// reached, so the call did nothing: the ref it reads may well exist.
+// Retriable: the same call may succeed once the store is back. It is not
+// EXECUTION_FAILED (the tool did not run and fail) nor NOT_FOUND (nothing
+// is known to be missing), and the fix is the operator's.
+const CodeStoreUnavailable Code = "STORE_UNAVAILABLE"
+
 // Retriable reports whether a call that failed with c may succeed when the model
 // tries again with other arguments or later: true for argument errors and
-// timeouts, false for everything a retry cannot change.
+// timeouts, and a shared store that was unreachable (later), false for everything a retry cannot change.
 func (c Code) Retriable() bool {
 	switch c {
-	case CodeInvalidToolArgumentsType, CodeInvalidArguments, CodeTimeout:
+	case CodeInvalidToolArgumentsType, CodeInvalidArguments, CodeTimeout, CodeStoreUnavailable:
 		return true
 	}
 	return false

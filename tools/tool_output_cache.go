@@ -169,6 +169,8 @@ func cacheError(ref string, err error) error {
 		te := tool.Errorf(tool.CodeExecutionFailed, "ref_id %w; read it once the call that produces it has finished", err)
 		te.Retriable = true
 		return te
+	case errors.Is(err, outputcache.ErrUnavailable):
+		return tool.Errorf(tool.CodeStoreUnavailable, "reading %s: %w; the output may well be there: try again later", ref, err)
 	case errors.Is(err, context.Canceled):
 		return tool.Errorf(tool.CodeCancelled, "reading %s: %w", ref, err)
 	case errors.Is(err, context.DeadlineExceeded):

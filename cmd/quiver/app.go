@@ -14,6 +14,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/outputcache/redisstore"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/provider/cli"
@@ -47,6 +48,9 @@ type app struct {
 	mcp     []*mcpprovider.Provider
 	// hookNotes are what `quiver tools` says about the hooks wired in.
 	hookNotes []string
+	// redis is the output store when [output] store is a Redis URL:
+	// serve's /readyz pings it.
+	redis *redisstore.Store
 }
 
 // loadConfig reads the configuration once. Errors are usage errors.

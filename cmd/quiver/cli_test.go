@@ -35,6 +35,7 @@ const cliName = "quiver"
 func TestMain(m *testing.M) {
 	switch filepath.Base(os.Args[0]) {
 	case cliName:
+		reportHeap()
 		main() // exits
 	case modelsName:
 		serveModels() // exits

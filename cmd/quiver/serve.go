@@ -128,6 +128,12 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts.ReadyChecks = a.readyChecks()
+	if a.redis != nil {
+		if p := a.redis.EvictionPolicy(ctx); p != "" && p != "noeviction" {
+			logger.Warn("the Redis output store may evict chunks of stored outputs, which readers then find damaged; set maxmemory-policy noeviction (docs/deploy.md)",
+				"maxmemory-policy", p)
+		}
+	}
 	if line := trustNotice(a.cfg); line != "" {
 		// The client's user may never see standard error: the
 		// instructions reach the model and, through it, the person.
@@ -271,6 +277,11 @@ func (a *app) readyChecks() []mcpserver.Check {
 	var checks []mcpserver.Check
 	if cfg, err := a.loadConfig(); err == nil && !cfg.Sandbox.Disabled {
 		checks = append(checks, mcpserver.Check{Name: "sandbox", Func: func(context.Context) error { return sandbox.Check() }})
+	}
+	if a.redis != nil {
+		// Replicas share their outputs there: without it, a ref another
+		// replica made cannot be read, nor a large output kept.
+		checks = append(checks, mcpserver.Check{Name: "output store (redis)", Func: a.redis.Ping})
 	}
 	for _, p := range a.mcp {
 		// Up, or down and marked so: either way Tools returns. A server

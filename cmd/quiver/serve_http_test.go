@@ -37,9 +37,15 @@ type httpServer struct {
 // the address it prints.
 func startServe(t *testing.T, dir string, args ...string) *httpServer {
 	t.Helper()
+	return startServeEnv(t, dir, nil, args...)
+}
+
+// startServeEnv is startServe with variables added to the environment.
+func startServeEnv(t *testing.T, dir string, env []string, args ...string) *httpServer {
+	t.Helper()
 	cmd := exec.Command(quiverBin, append([]string{"serve", "--http", "127.0.0.1:0", "--yes"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = cliEnv(dir)
+	cmd.Env = append(cliEnv(dir), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

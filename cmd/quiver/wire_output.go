@@ -13,19 +13,30 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/outputcache"
+	"github.com/quiverkit/quiver/outputcache/redisstore"
 	"github.com/quiverkit/quiver/tools"
 )
 
 // wireOutput sets the output cache from [output] (the CLI's default store is
 // the directory store, so that a later `quiver call tool_output_cache`
-// reads a ref an earlier call made) and registers the [outputs.NAME]
+// reads a ref an earlier call made; a Redis URL shares one store between
+// serve replicas) and registers the [outputs.NAME]
 // schemas for validate_output.
 func (a *app) wireOutput(cfg *config.Config) ([]quiver.Option, error) {
 	c := cfg.Output
 	budget := outputcache.Budget{MaxBytes: c.MaxBytes, MaxLines: c.MaxLines, MaxLineLength: c.MaxLineLength}
 	var store outputcache.Store
-	switch c.Store {
-	case "memory":
+	switch {
+	case c.RedisStore():
+		rs, err := redisstore.New(redisstore.Options{URL: c.Store, MaxBytes: c.MaxTotalBytes,
+			MaxAge: time.Duration(c.MaxAgeHours) * time.Hour})
+		if err != nil {
+			return nil, fmt.Errorf("[output]: %w", err)
+		}
+		a.redis = rs
+		a.closer = append(a.closer, rs)
+		store = rs
+	case c.Store == "memory":
 		store = outputcache.NewMemoryStore(outputcache.MemoryOptions{MaxBytes: c.MaxTotalBytes})
 	default:
 		ds, err := outputcache.NewDirStore(outputcache.DirOptions{Dir: cfg.Resolve(c.Dir), MaxBytes: c.MaxTotalBytes,

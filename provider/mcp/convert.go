@@ -148,7 +148,7 @@ func knownCode(c tool.Code) bool {
 	switch c {
 	case tool.CodeToolNotFound, tool.CodeToolNotAllowed, tool.CodeApprovalDenied, tool.CodeInvalidToolArgumentsType,
 		tool.CodeInvalidArguments, tool.CodeSandboxViolation, tool.CodeTimeout, tool.CodeCancelled,
-		tool.CodeExecutionFailed, tool.CodeBudgetExceeded, tool.CodeInternal, tool.CodeNetworkDenied:
+		tool.CodeExecutionFailed, tool.CodeBudgetExceeded, tool.CodeInternal, tool.CodeNetworkDenied, tool.CodeStoreUnavailable:
 		return true
 	}
 	return false
