@@ -25,6 +25,13 @@
 //	                                                                       as narrow; serve.ask_fallback
 //	                                                                       = "deny"; sandbox.read =
 //	                                                                       "workspace"
+//	environment QUIVER_* variables, one per key (EnvKeys),  yes: the          everything
+//	          also over --config                         operator set them
+//
+// The command's flags come after every layer. The environment comes after
+// the files because it is set for one process (a container's Secret, a
+// Deployment's env), as a flag is for one command; it is trusted as the
+// user's file is, and an untrusted project cannot set it.
 //
 // A later layer adds its lists (rules, protected paths, servers, custom
 // tools) to the earlier ones, replaces the values it sets, and merges

@@ -50,6 +50,9 @@ type LoadOptions struct {
 	Dir string
 	// UserDir overrides UserDir(), for tests and hosts.
 	UserDir string
+	// Environ is the environment whose QUIVER_* variables make the
+	// environment layer (EnvKeys); nil reads the process's (os.Environ).
+	Environ []string
 }
 
 // LoadLayers reads the configuration in force: the operator's file (--config,
@@ -94,6 +97,14 @@ func LoadLayers(o LoadOptions) (*Config, error) {
 		}
 		state = trust.State(proj)
 	}
+	environ := o.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	env, envNames, err := fromEnv(environ)
+	if err != nil {
+		return nil, err
+	}
 	var merged *Config
 	if o.Explicit != "" {
 		// Its scripts are still the project's: they run only when trusted.
@@ -102,6 +113,12 @@ func LoadLayers(o LoadOptions) (*Config, error) {
 		}
 		merged.Layers = []Layer{{Kind: LayerExplicit, Path: o.Explicit, Trust: Trusted}}
 		merged.Files = []string{o.Explicit}
+		if len(envNames) > 0 {
+			mergeEnv(merged, env, envNames)
+			if err := merged.check(); err != nil {
+				return nil, fmt.Errorf("%s + environment: %w", o.Explicit, err)
+			}
+		}
 	} else {
 		merged = &Config{}
 		if userDir != "" {
@@ -113,6 +130,9 @@ func LoadLayers(o LoadOptions) (*Config, error) {
 			if err := mergeProject(merged, proj, state); err != nil {
 				return nil, err
 			}
+		}
+		if len(envNames) > 0 {
+			mergeEnv(merged, env, envNames)
 		}
 		if err := merged.check(); err != nil {
 			var ce *Error
@@ -127,6 +147,13 @@ func LoadLayers(o LoadOptions) (*Config, error) {
 		merged.Files = append(merged.Files, p) // protected as the configuration is
 	}
 	return merged, nil
+}
+
+// mergeEnv lays the environment's keys over c, after every file: the
+// operator set them for this process, as a flag is set for one command.
+func mergeEnv(c, env *Config, names []string) {
+	mergeInto(c, env)
+	c.Layers = append(c.Layers, Layer{Kind: LayerEnv, Path: strings.Join(names, " "), Trust: Trusted})
 }
 
 // loadUser merges the user's file into c when it exists.
