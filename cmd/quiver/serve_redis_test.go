@@ -22,7 +22,8 @@ var bigCommand = []string{"sh", "-c", fmt.Sprintf("seq -f 'line %%.0f of the big
 
 // TestServeReplicasShareRedis is issue 30's acceptance: two quiver serve
 // --http processes, each with a workspace and a cache directory of its
-// own, share one redis-server. A 50 MB output stored through replica A is
+// own, share one redis-server (A's set in its quiver.toml, B's in
+// QUIVER_OUTPUT_STORE). A 50 MB output stored through replica A is
 // paged and grepped through replica B, whose memory grows by a bounded
 // buffer, not the output; with Redis killed in the middle of a call the
 // output is not kept and says why, reads fail STORE_UNAVAILABLE and B is
@@ -32,14 +33,15 @@ func TestServeReplicasShareRedis(t *testing.T) {
 		t.Skip("50 MB through two servers and Redis")
 	}
 	redis := redistest.Start(t, true)
-	config := serveConfig + "[output]\nstore = \"" + redis.URL() + "\"\n"
-	dirA := workdir(t, map[string]string{"quiver.toml": config})
-	dirB := workdir(t, map[string]string{"quiver.toml": config})
+	// A is configured by its trusted quiver.toml, B by the environment
+	// alone, as a container is.
+	dirA := workdir(t, map[string]string{"quiver.toml": serveConfig + "[output]\nstore = \"" + redis.URL() + "\"\n"})
+	dirB := workdir(t, nil)
 	trust(t, dirA)
-	trust(t, dirB)
 	heap := filepath.Join(t.TempDir(), "heap-b")
 	a := startServe(t, dirA, "--shutdown-grace", "1s")
-	b := startServeEnv(t, dirB, []string{heapReportEnv + "=" + heap}, "--shutdown-grace", "1s")
+	b := startServeEnv(t, dirB, []string{heapReportEnv + "=" + heap, "QUIVER_OUTPUT_STORE=" + redis.URL(), "QUIVER_SANDBOX_DISABLED=true"},
+		"--shutdown-grace", "1s")
 	ca, cb := connectSDK(t, a.url, &http.Client{}), connectSDK(t, b.url, &http.Client{})
 	defer ca.Close()
 	defer cb.Close()
