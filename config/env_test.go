@@ -135,3 +135,39 @@ func TestEnvLayerAppliesOverConfigFlag(t *testing.T) {
 		t.Error("a bad store from the environment over --config was accepted")
 	}
 }
+
+// TestDeployManifestNamesRealKeys: every QUIVER_ variable the Kubernetes
+// manifest of docs/deploy.md sets is a key (or the token the manifest's
+// --token-env names), and the manifest has its probes and the OTLP
+// variables.
+func TestDeployManifestNamesRealKeys(t *testing.T) {
+	doc, err := os.ReadFile("../docs/deploy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, manifest, _ := strings.Cut(string(doc), "```yaml\n")
+	manifest, _, _ = strings.Cut(manifest, "```")
+	keys := map[string]bool{"QUIVER_TOKEN": true}
+	for _, k := range EnvKeys() {
+		keys[k.Name] = true
+	}
+	seen := 0
+	for _, line := range strings.Split(manifest, "\n") {
+		name, ok := strings.CutPrefix(strings.TrimSpace(line), "- name: QUIVER_")
+		if !ok {
+			continue
+		}
+		seen++
+		if !keys["QUIVER_"+name] {
+			t.Errorf("the manifest sets QUIVER_%s, which is no key", name)
+		}
+	}
+	for _, want := range []string{"path: /healthz", "path: /readyz", "OTEL_EXPORTER_OTLP_ENDPOINT", "kind: Deployment", "kind: Service", "noeviction"} {
+		if !strings.Contains(manifest, want) {
+			t.Errorf("the manifest has no %q", want)
+		}
+	}
+	if seen < 3 {
+		t.Errorf("the manifest sets %d QUIVER_ variables; it should configure Quiver through them", seen)
+	}
+}

@@ -62,8 +62,8 @@ session that started them (another gets NOT_FOUND) and are killed, with their
 process trees, when it ends: DELETE, eviction, timeout, the end of a stdio
 session, shutdown. GET /healthz answers while the
 process serves; GET /readyz answers 200 once the sandbox works and every MCP
-server of [[tools.mcp.servers]] is up or marked down, and 503 from the moment
-shutdown begins. SIGINT or SIGTERM stops accepting, lets calls run for
+server of [[tools.mcp.servers]] is up or marked down (and, with a Redis
+output store, while Redis answers), and 503 from the moment shutdown begins. SIGINT or SIGTERM stops accepting, lets calls run for
 --shutdown-grace, then cancels them, kills their processes and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.serve(cmd, f) },
