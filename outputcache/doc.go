@@ -13,7 +13,9 @@
 //     Open a sealed [Output] by ref. [MemoryStore] (the library's default:
 //     small outputs in memory, large ones in unlinked temporary files) and
 //     [DirStore] (the CLI's: a directory that outlives the process) are the
-//     stock stores.
+//     stock stores; package outputcache/redisstore keeps outputs in Redis,
+//     shared by `quiver serve` replicas, and package outputcache/storetest
+//     holds every store to the one contract.
 //   - [Output.ReadLines] and [Output.Grep] are what the two tools call.
 //
 // # Design
