@@ -416,7 +416,7 @@ func (s *Store) discard(ref string, chunks int) {
 // misses expires, and the next seal prunes again.
 func (s *Store) prune(ctx context.Context) {
 	cutoff := time.Now().Add(-s.opts.MaxAge).UnixMilli()
-	old, _ := s.rdb.ZRangeByScore(ctx, s.refsKey(), &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(cutoff, 10), Count: 1000}).Result()
+	old, _ := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: s.refsKey(), ByScore: true, Start: "-inf", Stop: strconv.FormatInt(cutoff, 10), Count: 1000}).Result()
 	for _, ref := range old {
 		if n, _ := s.rdb.ZRem(ctx, s.refsKey(), ref).Result(); n == 1 {
 			s.drop(ctx, ref)
