@@ -30,6 +30,10 @@ func errorInfo(e *tool.Error) ErrorInfo {
 	return ErrorInfo{Code: e.Code, Message: e.Message, Tool: e.Tool, Retriable: e.Retriable, Details: e.Details}
 }
 
+// ToolEntry is t as tools/list describes it to MCP clients: what
+// `quiver tools --tokens` prices as the MCP form.
+func ToolEntry(t *tool.Tool) *mcp.Tool { return mcpTool(t) }
+
 // mcpTool describes t to MCP clients. The hints follow the tool's own
 // annotations, made conservative by its risk: a high-risk tool that is not
 // read-only is announced as destructive, since a client may auto-approve

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/hooks"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/spf13/cobra"
@@ -49,7 +50,8 @@ type providerJSON struct {
 }
 
 func (a *app) toolsCommand() *cobra.Command {
-	return &cobra.Command{
+	var tokens bool
+	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List the tools, which provider serves each, and whether the policy offers it",
 		Args:  cobra.NoArgs,
@@ -59,6 +61,9 @@ func (a *app) toolsCommand() *cobra.Command {
 				return err
 			}
 			defer a.close()
+			if tokens {
+				return a.tokens(cmd, tk)
+			}
 			entries, err := tk.Registry().Entries(cmd.Context())
 			if err != nil {
 				return err
@@ -92,6 +97,26 @@ func (a *app) toolsCommand() *cobra.Command {
 			return a.printTools(cmd, list, provs, tk.Policy().ProtectedPaths())
 		},
 	}
+	cmd.Flags().BoolVar(&tokens, "tokens", false, "print what the offered tools cost a model: o200k tokens per tool and in total, in each API's form (needs quiver-models)")
+	return cmd
+}
+
+// tokens is `quiver tools --tokens`.
+func (a *app) tokens(cmd *cobra.Command, tk *quiver.Toolkit) error {
+	in, err := catalogInput(cmd.Context(), tk)
+	if err != nil {
+		return err
+	}
+	costs, err := a.measure(cmd.Context(), in)
+	if err != nil {
+		return err
+	}
+	if a.flags.json {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(tokensJSON{Encoding: "o200k_base", Forms: costs})
+	}
+	return printTokens(cmd.OutOrStdout(), costs)
 }
 
 func (a *app) printTools(cmd *cobra.Command, list []toolJSON, provs []providerJSON, protected []string) error {
