@@ -16,7 +16,7 @@ var applyPatchDescription string
 
 // ApplyPatchInput is apply_patch's input.
 type ApplyPatchInput struct {
-	Patch string `json:"patch" jsonschema:"the whole patch: '*** Begin Patch' ... '*** End Patch', or a unified diff (git diff output)" minLength:"1"`
+	Patch string `json:"patch" jsonschema:"the whole patch, '*** Begin Patch' to '*** End Patch', or a unified diff (git diff output). Paths are relative to the workspace root. Hunk lines start with ' ' (context), '-' or '+'; give about 3 context lines around each change, copied exactly from the file, and '@@ text' naming a line above the change when context alone is ambiguous; a file's hunks go in file order. Add File over an existing file, and Update or Delete of a missing one, are refused" minLength:"1"`
 }
 
 // ApplyPatchOutput is apply_patch's typed output: what changed, per file.

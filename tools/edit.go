@@ -20,13 +20,13 @@ var editDescription string
 
 // EditInput is edit's input.
 type EditInput struct {
-	Path                 string `json:"path" jsonschema:"the file to edit, relative to the workspace root" minLength:"1"`
-	OldString            string `json:"old_string" jsonschema:"the text to replace, copied from the file with enough surrounding lines to be unique; empty to create a new file"`
-	NewString            string `json:"new_string" jsonschema:"the text to put in its place"`
-	ReplaceAll           bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence of old_string (default false: it must occur once)"`
+	Path                 string `json:"path" jsonschema:"the file to edit, relative to the workspace root; binary files and files over 128 MiB are refused (use apply_patch)" minLength:"1"`
+	OldString            string `json:"old_string" jsonschema:"the text to replace, with enough surrounding lines to occur exactly once (several matches are refused, naming their lines); write line breaks as plain \\n; empty creates a new file"`
+	NewString            string `json:"new_string" jsonschema:"the text to put in its place; must differ from old_string"`
+	ReplaceAll           bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence (default false: old_string must occur once)"`
 	ExpectedReplacements int    `json:"expected_replacements,omitempty" jsonschema:"the number of occurrences there must be; all of them are replaced" minimum:"1"`
 	ExpectedSHA256       string `json:"expected_sha256,omitempty" jsonschema:"edit only if the file's current content has this SHA-256 (read_file's content_sha256)" pattern:"^[0-9a-fA-F]{64}$"`
-	DryRun               bool   `json:"dry_run,omitempty" jsonschema:"show the diff without writing anything"`
+	DryRun               bool   `json:"dry_run,omitempty" jsonschema:"return the diff and write nothing"`
 }
 
 // EditOutput is edit's typed output.

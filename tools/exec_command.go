@@ -23,12 +23,12 @@ var execCommandDescription string
 
 // ExecCommandInput is exec_command's input.
 type ExecCommandInput struct {
-	Command     string   `json:"command,omitempty" jsonschema:"a bash command line, run by Quiver's shell; give this or argv, not both"`
-	Argv        []string `json:"argv,omitempty" jsonschema:"a program and its arguments, run directly without a shell; give this or command, not both"`
-	Workdir     string   `json:"workdir,omitempty" jsonschema:"the directory to run in, relative to the workspace root (default: the root)"`
-	TimeoutSecs *int     `json:"timeout_secs,omitempty" jsonschema:"seconds before the command and everything it started are killed (default 120, at most 600)" minimum:"1"`
-	Env         []string `json:"env,omitempty" jsonschema:"extra environment variables, each NAME=VALUE"`
-	Background  bool     `json:"background,omitempty" jsonschema:"start the command and return a job id at once; read it with exec_output, stop it with exec_kill"`
+	Command     string   `json:"command,omitempty" jsonschema:"a bash command line, run by Quiver's own shell (pipes, &&, $(...), redirections to files in the workspace); give this or argv, not both"`
+	Argv        []string `json:"argv,omitempty" jsonschema:"a program and its arguments, run without a shell: [\"go\", \"test\", \"./...\"]; give this or command, not both"`
+	Workdir     string   `json:"workdir,omitempty" jsonschema:"the directory to run in, relative to the workspace root (default: the root); cd does not carry over between calls"`
+	TimeoutSecs *int     `json:"timeout_secs,omitempty" jsonschema:"seconds before the command and everything it started are killed with a TIMEOUT error holding the output so far (default 120, at most 600)" minimum:"1"`
+	Env         []string `json:"env,omitempty" jsonschema:"extra environment variables, each NAME=VALUE; the host's environment is not passed on"`
+	Background  bool     `json:"background,omitempty" jsonschema:"start the command as a background job and return its id at once (servers, watchers, long builds); read it with exec_output, stop it with exec_kill; your session's jobs are killed when it ends. Processes a command leaves behind without this are killed when it ends"`
 	YieldTimeMS *int     `json:"yield_time_ms,omitempty" jsonschema:"answer after this many milliseconds with the output so far and, if the command still runs, a session_id to send it input with write_stdin (at most timeout_secs' limit)" minimum:"0"`
 }
 

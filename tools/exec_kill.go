@@ -12,7 +12,7 @@ var execKillDescription string
 
 // ExecKillInput is exec_kill's input.
 type ExecKillInput struct {
-	JobID string `json:"job_id" jsonschema:"the job id exec_command returned for a background command" minLength:"1"`
+	JobID string `json:"job_id" jsonschema:"the job id exec_command returned (job_...), exactly; only your session's jobs are found" minLength:"1"`
 }
 
 // ExecKill is a typed reference to exec_kill, for quiver.Call.

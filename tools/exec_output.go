@@ -18,8 +18,8 @@ var execOutputDescription string
 
 // ExecOutputInput is exec_output's input.
 type ExecOutputInput struct {
-	JobID    string `json:"job_id" jsonschema:"the job id exec_command returned for a background command" minLength:"1"`
-	WaitSecs *int   `json:"wait_secs,omitempty" jsonschema:"wait up to this many seconds for the job to finish before answering (default 0: answer at once)" minimum:"0"`
+	JobID    string `json:"job_id" jsonschema:"the job id exec_command returned (job_...), exactly; only your session's jobs are found" minLength:"1"`
+	WaitSecs *int   `json:"wait_secs,omitempty" jsonschema:"wait up to this many seconds for the job to finish (default 0: answer at once); use it rather than calling again and again" minimum:"0"`
 }
 
 // ExecJobOutput is the state of a background job and the output it printed

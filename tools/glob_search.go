@@ -19,7 +19,7 @@ var globSearchDescription string
 type GlobSearchInput struct {
 	Pattern    string `json:"pattern" jsonschema:"a glob: without a / it matches file names at any depth (*.tsx); with a / it matches paths from base_dir (src/**/*_test.go, ./*.go for base_dir itself); ** matches any number of directories, * and ? match within one name, {a,b} alternatives, [abc] classes" minLength:"1"`
 	BaseDir    string `json:"base_dir,omitempty" jsonschema:"the directory the pattern is relative to, relative to the workspace root (default: the root)"`
-	MaxResults int    `json:"max_results,omitempty" jsonschema:"the most files to return (default 100)" minimum:"1" maximum:"10000"`
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"the most files to return (default 100); total still counts every match" minimum:"1" maximum:"10000"`
 }
 
 // GlobSearchOutput is glob_search's typed output.

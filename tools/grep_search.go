@@ -18,14 +18,14 @@ var grepSearchDescription string
 
 // GrepSearchInput is grep_search's input.
 type GrepSearchInput struct {
-	Pattern         string `json:"pattern" jsonschema:"the regular expression (Go RE2 syntax) to look for in each line; a literal string when fixed_strings is true" minLength:"1"`
+	Pattern         string `json:"pattern" jsonschema:"a regular expression in Go RE2 syntax (no lookarounds or backreferences), matched against one line at a time; literal text when fixed_strings is true" minLength:"1"`
 	Path            string `json:"path,omitempty" jsonschema:"the directory or file to search, relative to the workspace root (default: the root)"`
-	FilePattern     string `json:"file_pattern,omitempty" jsonschema:"only search files matching this glob: a name glob such as *.go or *.{ts,tsx}, or a path glob with a slash such as src/**/*.go (relative to path)"`
+	FilePattern     string `json:"file_pattern,omitempty" jsonschema:"only search files matching this glob: a name glob such as *.go or *.{ts,tsx}, or a path glob with a slash such as src/**/*.go (relative to path); naming hidden files (.env*) searches them"`
 	ContextLines    int    `json:"context_lines,omitempty" jsonschema:"lines of context to show before and after each match (default 0)" minimum:"0" maximum:"20"`
 	CaseInsensitive bool   `json:"case_insensitive,omitempty" jsonschema:"match letters in either case"`
 	FixedStrings    bool   `json:"fixed_strings,omitempty" jsonschema:"treat pattern as a literal string, not a regular expression"`
 	OutputMode      string `json:"output_mode,omitempty" jsonschema:"content: the matching lines (default); files: only the paths of files with a match; count: the number of matching lines per file" enum:"content,files,count"`
-	MaxResults      int    `json:"max_results,omitempty" jsonschema:"the most matching lines (content) or files (files, count) to return (default 100); the totals still count everything" minimum:"1" maximum:"10000"`
+	MaxResults      int    `json:"max_results,omitempty" jsonschema:"the most matching lines (content) or files (files, count) to return (default 100); the totals still count everything, so narrow the search rather than raise this far" minimum:"1" maximum:"10000"`
 }
 
 // GrepSearchOutput is grep_search's typed output.

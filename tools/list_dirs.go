@@ -15,7 +15,7 @@ var listDirsDescription string
 type ListDirsInput struct {
 	Path          string `json:"path,omitempty" jsonschema:"the directory to list below, relative to the workspace root (default: the root)"`
 	Depth         int    `json:"depth,omitempty" jsonschema:"how many levels of subdirectories to list, 1 to 3 (default 2)" minimum:"1" maximum:"3"`
-	Limit         int    `json:"limit,omitempty" jsonschema:"the most directories to return (default 500)" minimum:"1" maximum:"10000"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"the most directories to return (default 500); shallow ones are kept, and truncated says some were left out" minimum:"1" maximum:"10000"`
 	IncludeHidden bool   `json:"include_hidden,omitempty" jsonschema:"include directories whose names start with a dot (.git is never listed)"`
 }
 

@@ -18,7 +18,7 @@ var listFilesDescription string
 type ListFilesInput struct {
 	Path          string `json:"path,omitempty" jsonschema:"the directory whose files to list, relative to the workspace root (default: the root)"`
 	Pattern       string `json:"pattern,omitempty" jsonschema:"a glob the file names must match, such as *.go or *.{ts,tsx}"`
-	Limit         int    `json:"limit,omitempty" jsonschema:"the most files to return (default 500)" minimum:"1" maximum:"10000"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"the most files to return (default 500); truncated says some were left out" minimum:"1" maximum:"10000"`
 	IncludeHidden bool   `json:"include_hidden,omitempty" jsonschema:"include files whose names start with a dot"`
 }
 

@@ -13,9 +13,9 @@ var multiEditDescription string
 // MultiEditInput is multi_edit's input.
 type MultiEditInput struct {
 	Path           string          `json:"path" jsonschema:"the file to edit, relative to the workspace root" minLength:"1"`
-	Edits          []MultiEditItem `json:"edits" jsonschema:"the replacements, applied in order, each to the result of the ones before" minItems:"1"`
+	Edits          []MultiEditItem `json:"edits" jsonschema:"the edits, applied in order, each to the result of the ones before; if one fails, none is applied and the error names it as edits[N]" minItems:"1"`
 	ExpectedSHA256 string          `json:"expected_sha256,omitempty" jsonschema:"edit only if the file's current content has this SHA-256 (read_file's content_sha256)" pattern:"^[0-9a-fA-F]{64}$"`
-	DryRun         bool            `json:"dry_run,omitempty" jsonschema:"show the diff without writing anything"`
+	DryRun         bool            `json:"dry_run,omitempty" jsonschema:"return the diff and write nothing"`
 }
 
 // MultiEditItem is one replacement of a multi_edit, with edit's meaning.

@@ -30,9 +30,9 @@ const (
 
 // ReadFileInput is read_file's input.
 type ReadFileInput struct {
-	Path   string `json:"path" jsonschema:"the file to read, relative to the workspace root" minLength:"1"`
-	Offset int    `json:"offset,omitempty" jsonschema:"the 1-based line number to start at (default 1)" minimum:"1"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"how many lines to return (default 2000)" minimum:"1"`
+	Path   string `json:"path" jsonschema:"the file to read, relative to the workspace root; binary files are refused, images come back as images" minLength:"1"`
+	Offset int    `json:"offset,omitempty" jsonschema:"the 1-based line to start at (default 1); a cut answer names the offset to continue from" minimum:"1"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"how many lines to return (default 2000); an answer holds at most 2,000 lines and 100 KB, and lines over 2,000 characters are clipped" minimum:"1"`
 }
 
 // ReadFileOutput is read_file's typed output.

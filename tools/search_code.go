@@ -16,7 +16,7 @@ var searchCodeDescription string
 // field names).
 type SearchCodeInput struct {
 	Query       string `json:"query" jsonschema:"the text to look for, literally (not a regular expression); case-insensitive unless it has an upper-case letter" minLength:"1"`
-	FilePattern string `json:"filePattern,omitempty" jsonschema:"only search files matching this glob, such as *.ts or src/**/*.go"`
+	FilePattern string `json:"filePattern,omitempty" jsonschema:"only search files matching this glob: *.ts, *.{ts,tsx} (names at any depth) or src/**/*.go (a path); naming hidden files (.env*) searches them"`
 	// FilePatternSnake is filePattern spelled file_pattern, for a model
 	// that writes Quiver's style; give one of the two.
 	FilePatternSnake string `json:"file_pattern,omitempty" jsonschema:"the same as filePattern, spelled as Quiver's other tools spell their arguments: give one of the two"`

@@ -26,8 +26,8 @@ const (
 
 // ToolOutputCacheInput is tool_output_cache's input.
 type ToolOutputCacheInput struct {
-	RefID  string `json:"ref_id" jsonschema:"the ref id named in a trimmed output's marker (ref=out_...)" minLength:"1"`
-	Offset int64  `json:"offset,omitempty" jsonschema:"the 1-based line number to start at (default 1)" minimum:"0"`
+	RefID  string `json:"ref_id" jsonschema:"the ref a trimmed output's marker names (ref=out_...), exactly" minLength:"1"`
+	Offset int64  `json:"offset,omitempty" jsonschema:"the 1-based line to start at (default 1); a cut answer names the offset to continue from" minimum:"0"`
 	Limit  int64  `json:"limit,omitempty" jsonschema:"how many lines to return (default 2000; one answer holds at most 64 KB)" minimum:"1"`
 }
 

@@ -22,12 +22,12 @@ const (
 
 // ToolOutputCacheGrepInput is tool_output_cache_grep's input.
 type ToolOutputCacheGrepInput struct {
-	RefID      string `json:"ref_id" jsonschema:"the ref id named in a trimmed output's marker (ref=out_...)" minLength:"1"`
-	Pattern    string `json:"pattern" jsonschema:"the text to find; a literal unless regex is true" minLength:"1"`
+	RefID      string `json:"ref_id" jsonschema:"the ref a trimmed output's marker names (ref=out_...), exactly" minLength:"1"`
+	Pattern    string `json:"pattern" jsonschema:"the text to find in each line; literal unless regex is true" minLength:"1"`
 	Regex      bool   `json:"regex,omitempty" jsonschema:"treat pattern as a regular expression (RE2 syntax; (?i) for case-insensitive)"`
 	Before     int    `json:"before,omitempty" jsonschema:"lines of context before each match (default 0)" minimum:"0" maximum:"50"`
 	After      int    `json:"after,omitempty" jsonschema:"lines of context after each match (default 0)" minimum:"0" maximum:"50"`
-	MaxMatches int    `json:"max_matches,omitempty" jsonschema:"the most matching lines to show (default 50); all are counted" minimum:"1" maximum:"500"`
+	MaxMatches int    `json:"max_matches,omitempty" jsonschema:"the most matching lines to show (default 50); all are counted. Read around a match with tool_output_cache at its line" minimum:"1" maximum:"500"`
 }
 
 // ToolOutputCacheGrepOutput is tool_output_cache_grep's typed output.

@@ -21,7 +21,7 @@ var treeDescription string
 type TreeInput struct {
 	Path          string `json:"path,omitempty" jsonschema:"the directory to draw, relative to the workspace root (default: the root)"`
 	Depth         int    `json:"depth,omitempty" jsonschema:"how many levels to show (default 3)" minimum:"1" maximum:"20"`
-	Limit         int    `json:"limit,omitempty" jsonschema:"the most entries to show (default 500)" minimum:"1" maximum:"10000"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"the most entries to show (default 500); shallow ones are kept: draw a subdirectory to see the rest" minimum:"1" maximum:"10000"`
 	IncludeHidden bool   `json:"include_hidden,omitempty" jsonschema:"show entries whose names start with a dot (.git is never shown)"`
 }
 

@@ -21,7 +21,7 @@ var validateOutputDescription string
 // so its schema is open (no type): providers' strict modes cannot express
 // that, and send this tool without strict mode.
 type ValidateOutputInput struct {
-	OutputType string `json:"outputType,omitempty" jsonschema:"the name of the output type to check against (required, under this name or as output_type)" minLength:"1"`
+	OutputType string `json:"outputType,omitempty" jsonschema:"the output type to check against: domain_map, json_object, string_list or one the host registered (required, under this name or as output_type)" minLength:"1"`
 	// OutputTypeSnake is outputType spelled output_type, for a model that
 	// writes Quiver's style; give one of the two.
 	OutputTypeSnake string          `json:"output_type,omitempty" jsonschema:"the same as outputType, spelled as Quiver's other tools spell their arguments: give one of the two" minLength:"1"`

@@ -88,7 +88,7 @@ const webDefaultLength = 100_000
 // WebFetchInput is web_fetch's input.
 type WebFetchInput struct {
 	URL       string `json:"url" jsonschema:"the http or https URL to fetch" minLength:"1"`
-	MaxLength int    `json:"max_length,omitempty" jsonschema:"the most characters of text to return (default 100000)" minimum:"1" maximum:"1000000"`
+	MaxLength int    `json:"max_length,omitempty" jsonschema:"the most characters of text to return (default 100000); the answer says when the page was cut" minimum:"1" maximum:"1000000"`
 }
 
 // WebFetchOutput is web_fetch's typed output.

@@ -22,7 +22,7 @@ const webSearchDefaultResults = 10
 
 // WebSearchInput is web_search's input.
 type WebSearchInput struct {
-	Query      string `json:"query" jsonschema:"the search query" minLength:"1"`
+	Query      string `json:"query" jsonschema:"the search query; specific words (library, version, exact error text) work best" minLength:"1"`
 	MaxResults int    `json:"max_results,omitempty" jsonschema:"the most results to return (default 10)" minimum:"1" maximum:"50"`
 }
 

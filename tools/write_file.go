@@ -13,7 +13,7 @@ var writeFileDescription string
 // WriteFileInput is write_file's input.
 type WriteFileInput struct {
 	Path           string `json:"path" jsonschema:"the file to write, relative to the workspace root" minLength:"1"`
-	Content        string `json:"content" jsonschema:"the complete new content of the file"`
+	Content        string `json:"content" jsonschema:"the complete new content, exactly as it should be on disk (end it with a newline if the file should have one)"`
 	CreateDirs     *bool  `json:"create_dirs,omitempty" jsonschema:"create missing parent directories (default true)" default:"true"`
 	ExpectedSHA256 string `json:"expected_sha256,omitempty" jsonschema:"overwrite only if the file's current content has this SHA-256 (read_file's content_sha256); not needed after read_file" pattern:"^[0-9a-fA-F]{64}$"`
 }

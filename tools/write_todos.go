@@ -34,7 +34,7 @@ type TodoInput struct {
 
 // WriteTodosInput is write_todos's input.
 type WriteTodosInput struct {
-	Items []TodoInput `json:"items" jsonschema:"the whole plan, in order; it replaces the previous one" maxItems:"15"`
+	Items []TodoInput `json:"items" jsonschema:"the whole plan, in order, at most 15 steps; it replaces the previous one" maxItems:"15"`
 }
 
 // PlanItem is one item of a plan, with its stable id.

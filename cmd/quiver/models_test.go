@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quiverkit/quiver/driver/catalog/measure"
 	"github.com/quiverkit/quiver/driver/process"
 	"github.com/quiverkit/quiver/driver/providers"
 )
@@ -21,6 +22,13 @@ const modelsName = "quiver-models"
 
 // serveModels is cmd/quiver-models' main.
 func serveModels() {
+	if len(os.Args) == 2 && os.Args[1] == "catalog" {
+		if err := measure.Serve(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "quiver-models:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if err := process.Serve(context.Background(), os.Stdin, os.Stdout, providers.New); err != nil {
 		fmt.Fprintln(os.Stderr, "quiver-models:", err)
 		os.Exit(1)

@@ -17,6 +17,7 @@ import (
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/tools"
 	"github.com/spf13/cobra"
 )
 
@@ -134,11 +135,14 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 				"maxmemory-policy", p)
 		}
 	}
+	// What every built-in tool shares is said once, here, rather than in
+	// each tool's description.
+	opts.Instructions = tools.Guidance
 	if line := trustNotice(a.cfg); line != "" {
 		// The client's user may never see standard error: the
 		// instructions reach the model and, through it, the person.
 		logger.Warn(strings.TrimPrefix(line, "quiver: "))
-		opts.Instructions = "Note for the person running this server: " + strings.TrimPrefix(line, "quiver: ")
+		opts.Instructions += "\nNote for the person running this server: " + strings.TrimPrefix(line, "quiver: ")
 	}
 	srv, err := mcpserver.New(ctx, tk, opts)
 	if err != nil {

@@ -40,8 +40,8 @@ func Measure(in catalog.Input) ([]catalog.Cost, error) {
 		names[i] = d.Name
 	}
 	elements := []struct {
-		form        catalog.Form
-		make        func() ([]json.RawMessage, error)
+		form             catalog.Form
+		make             func() ([]json.RawMessage, error)
 		opening, closing string
 	}{
 		{catalog.Chat, func() ([]json.RawMessage, error) { return each(openai.ChatTools(in.Tools)) }, "[", "]"},
