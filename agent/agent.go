@@ -83,6 +83,13 @@ type Config struct {
 	// telemetry records (quiver.WithTelemetry): the run as invoke_agent,
 	// each reply as chat {model}. Without telemetry it is not looked at.
 	Traced telemetry.Model
+	// Defer, when set, holds back the tools it defers behind tool search:
+	// each request marks them Deferred, and the driver offers them the
+	// provider's way (Anthropic's tool search tool, an OpenAI Responses
+	// namespace and client tool_search, else Quiver's tool_search, which
+	// this loop answers: the tools it finds are shown from the next turn
+	// on). Nil: every allowed tool is shown every turn.
+	Defer *driver.Deferral
 }
 
 // Result is what a run produced, whole or, beside an error, as far as it got.
@@ -127,6 +134,7 @@ func run(ctx context.Context, cfg Config, task string) (*Result, error) {
 	}
 	res.Messages = append(res.Messages, driver.UserMessage(task))
 	refs := map[string]string{} // call id -> output ref, so that trimming stores nothing twice
+	loaded := map[string]bool{} // deferred tools a search of Quiver's found, shown from then on
 	for {
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("agent: stopped after %d turns: %w", res.Turns, err)
@@ -142,7 +150,7 @@ func run(ctx context.Context, cfg Config, task string) (*Result, error) {
 				return res, err
 			}
 		}
-		finished, err := turn(ctx, &cfg, res, refs)
+		finished, err := turn(ctx, &cfg, res, refs, loaded)
 		if err != nil {
 			return res, err
 		}
@@ -157,14 +165,18 @@ func run(ctx context.Context, cfg Config, task string) (*Result, error) {
 
 // turn asks the model once and runs what it called. It reports whether the
 // run is over.
-func turn(ctx context.Context, cfg *Config, res *Result, refs map[string]string) (bool, error) {
+func turn(ctx context.Context, cfg *Config, res *Result, refs map[string]string, loaded map[string]bool) (bool, error) {
 	allowed, err := cfg.Toolkit.AllowedTools(ctx)
 	if err != nil {
 		return false, fmt.Errorf("agent: list the tools: %w", err)
 	}
+	defs := driver.Definitions(allowed, cfg.Strict)
+	if cfg.Defer != nil {
+		defs = cfg.Defer.Mark(defs, loaded)
+	}
 	req := driver.Request{
 		Messages:          res.Messages,
-		Tools:             driver.Definitions(allowed, cfg.Strict),
+		Tools:             defs,
 		ToolChoice:        cfg.ToolChoice,
 		ParallelToolCalls: cfg.ParallelToolCalls,
 		MaxTokens:         cfg.MaxOutputTokens,
@@ -187,7 +199,11 @@ func turn(ctx context.Context, cfg *Config, res *Result, refs map[string]string)
 	if len(resp.ToolCalls) == 0 {
 		return true, nil
 	}
-	results, summary, done := runCalls(ctx, cfg.Toolkit, resp.ToolCalls, refs)
+	var searches searchAnswers
+	if driver.HasDeferred(defs) {
+		searches = searchAnswers{defs: defs, loaded: loaded}
+	}
+	results, summary, done := runCalls(ctx, cfg.Toolkit, resp.ToolCalls, refs, searches)
 	res.Messages = append(res.Messages, driver.ToolMessage(results...))
 	if done {
 		res.Done, res.Summary = true, summary
@@ -227,13 +243,17 @@ func ask(ctx context.Context, cfg *Config, req driver.Request) (*driver.Response
 // calls concurrently, the rest in order) and returns their results in call
 // order, with done's summary if a done call succeeded. A call whose
 // arguments did not parse is answered without running anything.
-func runCalls(ctx context.Context, tk *quiver.Toolkit, calls []driver.ToolCall, refs map[string]string) ([]driver.ToolResult, string, bool) {
+func runCalls(ctx context.Context, tk *quiver.Toolkit, calls []driver.ToolCall, refs map[string]string, searches searchAnswers) ([]driver.ToolResult, string, bool) {
 	results := make([]driver.ToolResult, len(calls))
 	var runnable []driver.ToolCall
 	var index []int
 	for i, c := range calls {
 		if c.Arguments == nil {
 			results[i] = driver.UnparsedResult(c)
+			continue
+		}
+		if r, ok := searches.answer(c); ok {
+			results[i] = r
 			continue
 		}
 		runnable = append(runnable, c)

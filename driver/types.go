@@ -21,6 +21,11 @@ type ToolDefinition struct {
 	// strict mode cannot express is sent with strict off. Providers without
 	// such a mode ignore it.
 	Strict bool `json:"strict"`
+	// Deferred holds the tool back behind tool search (see [Deferral]):
+	// drivers with native deferral send it marked (Anthropic
+	// defer_loading, an OpenAI Responses namespace), the others leave it
+	// out and offer Quiver's tool_search instead ([UpFront]).
+	Deferred bool `json:"deferred,omitempty"`
 }
 
 // ToolChoiceMode is how a model may use the tools it is offered.

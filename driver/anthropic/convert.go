@@ -19,8 +19,13 @@ const DefaultMaxTokens = 8192
 
 // Tools converts definitions to custom tools. A parameters schema whose root
 // is not an object is an error: input_schema must be one.
+//
+// A deferred definition is sent with defer_loading, and the tool search tool
+// (BM25, tool_search_tool_bm25_20251119) comes after them: Anthropic
+// searches the deferred tools itself and loads those it finds through
+// tool_reference blocks, which [Response] keeps and [Assistant] sends back.
 func Tools(defs []driver.ToolDefinition) ([]sdk.ToolUnionParam, error) {
-	out := make([]sdk.ToolUnionParam, 0, len(defs))
+	out := make([]sdk.ToolUnionParam, 0, len(defs)+1)
 	for _, d := range defs {
 		schema, err := InputSchema(d)
 		if err != nil {
@@ -30,9 +35,45 @@ func Tools(defs []driver.ToolDefinition) ([]sdk.ToolUnionParam, error) {
 		if d.Description != "" {
 			t.Description = param.NewOpt(d.Description)
 		}
+		if d.Deferred {
+			t.DeferLoading = param.NewOpt(true)
+		}
 		out = append(out, sdk.ToolUnionParam{OfTool: t})
 	}
+	if driver.HasDeferred(defs) {
+		out = append(out, sdk.ToolUnionParam{OfToolSearchToolBm25_20251119: &sdk.ToolSearchToolBm25_20251119Param{
+			Type: sdk.ToolSearchToolBm25_20251119TypeToolSearchToolBm25_20251119}})
+	}
 	return out, nil
+}
+
+// isSearchBlock reports the content blocks of Anthropic's tool search: kept raw
+// in a turn's Reasoning (Raw set), in place, and sent back as they came, so
+// that the tools they loaded stay loaded.
+// Other server tools' blocks (web search, code execution) are not kept:
+// Quiver does not send their results back, and a server_tool_use without
+// its result would be refused.
+func isSearchBlock(typ, name string) bool {
+	return typ == "tool_search_tool_result" || (typ == "server_tool_use" && strings.HasPrefix(name, "tool_search_tool_"))
+}
+
+// rawBlock is a kept block of searchBlocks as a content block param.
+func rawBlock(raw json.RawMessage) (sdk.ContentBlockParamUnion, bool) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(raw, &head) != nil {
+		return sdk.ContentBlockParamUnion{}, false
+	}
+	switch head.Type {
+	case "server_tool_use":
+		b := param.Override[sdk.ServerToolUseBlockParam](raw)
+		return sdk.ContentBlockParamUnion{OfServerToolUse: &b}, true
+	case "tool_search_tool_result":
+		b := param.Override[sdk.ToolSearchToolResultBlockParam](raw)
+		return sdk.ContentBlockParamUnion{OfToolSearchToolResult: &b}, true
+	}
+	return sdk.ContentBlockParamUnion{}, false
 }
 
 // InputSchema converts d's parameters to an input_schema: type object, the
@@ -140,6 +181,15 @@ func Assistant(m driver.Message) sdk.MessageParam {
 	var content []sdk.ContentBlockParamUnion
 	driver.Replay(m, driver.ReasoningAnthropic,
 		func(r driver.Reasoning) {
+			if r.Raw != nil {
+				if b, ok := rawBlock(r.Raw); ok {
+					content = append(content, b)
+				}
+				return
+			}
+			if !r.Redacted && r.Text == "" && r.Signature == "" {
+				return // a search block whose input never settled
+			}
 			if r.Redacted {
 				content = append(content, sdk.NewRedactedThinkingBlock(r.Data))
 				return
@@ -246,6 +296,10 @@ func Response(msg *sdk.Message) (*driver.Response, error) {
 			resp.Reasoning = append(resp.Reasoning, driver.Reasoning{Format: driver.ReasoningAnthropic, Text: b.Thinking, Signature: b.Signature, Before: before})
 		case "redacted_thinking":
 			resp.Reasoning = append(resp.Reasoning, driver.Reasoning{Format: driver.ReasoningAnthropic, Redacted: true, Data: b.Data, Before: before})
+		default:
+			if isSearchBlock(b.Type, b.Name) {
+				resp.Reasoning = append(resp.Reasoning, driver.Reasoning{Format: driver.ReasoningAnthropic, Raw: json.RawMessage(b.RawJSON()), Before: before})
+			}
 		}
 	}
 	return resp, err

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -33,6 +34,7 @@ type block struct {
 	start  any // the input of content_block_start: the arguments when no fragment follows
 	args   []byte
 	meta   map[string]string
+	raw    int // server_tool_use: its place in reasoning
 	closed bool
 }
 
@@ -131,6 +133,8 @@ func (a *Accumulator) start(ev *sdk.MessageStreamEventUnion, emit func(driver.Ev
 			a.text.WriteString(cb.Text)
 			emit(driver.Event{Type: driver.EventTextDelta, Delta: cb.Text})
 		}
+	case "tool_search_tool_result":
+		a.reasoning = append(a.reasoning, driver.Reasoning{Format: driver.ReasoningAnthropic, Raw: json.RawMessage(cb.RawJSON()), Before: len(a.calls)})
 	case "tool_use", "server_tool_use":
 		if t := cb.Caller.Type; t != "" && t != "direct" {
 			b.meta = map[string]string{driver.MetaCallerType: t, driver.MetaCallerID: cb.Caller.ToolID}
@@ -139,6 +143,14 @@ func (a *Accumulator) start(ev *sdk.MessageStreamEventUnion, emit func(driver.Ev
 		if cb.Type == "server_tool_use" {
 			b.pos = len(a.server)
 			a.server = append(a.server, c)
+			b.raw = -1
+			if !isSearchBlock(cb.Type, cb.Name) {
+				return nil
+			}
+			// Kept in place, to be sent back with its result (see searchBlocks);
+			// its input is settled when the block closes.
+			b.raw = len(a.reasoning)
+			a.reasoning = append(a.reasoning, driver.Reasoning{Format: driver.ReasoningAnthropic, Before: len(a.calls)})
 			return nil
 		}
 		b.pos = len(a.calls)
@@ -168,6 +180,15 @@ func (a *Accumulator) close(b *block, emit func(driver.Event)) {
 	}
 	if b.kind == "server_tool_use" {
 		a.server[b.pos] = c
+		if c.Arguments != nil && b.raw >= 0 {
+			raw, _ := json.Marshal(struct {
+				Type  string          `json:"type"`
+				ID    string          `json:"id"`
+				Name  string          `json:"name"`
+				Input json.RawMessage `json:"input"`
+			}{"server_tool_use", c.ID, c.Name, c.Arguments})
+			a.reasoning[b.raw].Raw = raw
+		}
 		return
 	}
 	a.calls[b.pos] = c

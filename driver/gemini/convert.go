@@ -27,6 +27,9 @@ func ToolsJSONSchema(defs []driver.ToolDefinition) ([]*genai.Tool, error) {
 }
 
 func tools(defs []driver.ToolDefinition, jsonSchema bool) ([]*genai.Tool, error) {
+	// Gemini has no deferral: Quiver's tool_search stands in for the
+	// deferred tools.
+	defs = driver.UpFront(defs)
 	if len(defs) == 0 {
 		return nil, nil
 	}

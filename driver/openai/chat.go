@@ -14,8 +14,11 @@ import (
 	"github.com/quiverkit/quiver/tool"
 )
 
-// ChatTools converts definitions to Chat Completions function tools.
+// ChatTools converts definitions to Chat Completions function tools. Chat
+// Completions has no deferral: deferred definitions are left out and
+// Quiver's tool_search offered in their place (driver.UpFront).
 func ChatTools(defs []driver.ToolDefinition) ([]oai.ChatCompletionToolUnionParam, error) {
+	defs = driver.UpFront(defs)
 	out := make([]oai.ChatCompletionToolUnionParam, 0, len(defs))
 	for _, d := range defs {
 		params, strict, err := parameters(d)

@@ -14,20 +14,57 @@ import (
 )
 
 // ResponsesTools converts definitions to Responses API function tools.
+// Deferred definitions go into one namespace ([DeferredNamespace]) with
+// defer_loading, and a client-executed tool_search comes last: the model
+// sees the namespace's name and description, searches, and Quiver answers
+// the tool_search_call with the tools found ([ResponsesToolResults]).
 func ResponsesTools(defs []driver.ToolDefinition) ([]responses.ToolUnionParam, error) {
 	out := make([]responses.ToolUnionParam, 0, len(defs))
+	var deferred []responses.NamespaceToolToolUnionParam
+	var names []string
 	for _, d := range defs {
-		params, strict, err := parameters(d)
+		fn, err := responsesFunction(d)
 		if err != nil {
 			return nil, err
 		}
-		fn := &responses.FunctionToolParam{Name: d.Name, Parameters: params, Strict: param.NewOpt(strict)}
-		if d.Description != "" {
-			fn.Description = param.NewOpt(d.Description)
+		if d.Deferred {
+			nf := &responses.NamespaceToolToolFunctionParam{Name: fn.Name, Description: fn.Description,
+				Parameters: fn.Parameters, Strict: fn.Strict, DeferLoading: param.NewOpt(true)}
+			deferred = append(deferred, responses.NamespaceToolToolUnionParam{OfFunction: nf})
+			names = append(names, d.Name)
+			continue
 		}
 		out = append(out, responses.ToolUnionParam{OfFunction: fn})
 	}
+	if len(deferred) == 0 {
+		return out, nil
+	}
+	search := driver.ToolSearchDefinition(names)
+	params, _, err := parameters(search)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out,
+		responses.ToolUnionParam{OfNamespace: &responses.NamespaceToolParam{Name: DeferredNamespace,
+			Description: "Tools loaded on demand with tool_search: " + strings.Join(names, ", ") + ".", Tools: deferred}},
+		responses.ToolUnionParam{OfToolSearch: &responses.ToolSearchToolParam{Execution: responses.ToolSearchToolExecutionClient,
+			Description: param.NewOpt(search.Description), Parameters: params}})
 	return out, nil
+}
+
+// DeferredNamespace is the namespace deferred tools are sent in.
+const DeferredNamespace = "more_tools"
+
+func responsesFunction(d driver.ToolDefinition) (*responses.FunctionToolParam, error) {
+	params, strict, err := parameters(d)
+	if err != nil {
+		return nil, err
+	}
+	fn := &responses.FunctionToolParam{Name: d.Name, Parameters: params, Strict: param.NewOpt(strict)}
+	if d.Description != "" {
+		fn.Description = param.NewOpt(d.Description)
+	}
+	return fn, nil
 }
 
 // ResponsesToolChoice converts c; the zero choice gives the zero (omitted)
@@ -108,7 +145,15 @@ func ResponsesAssistant(m driver.Message) []responses.ResponseInputItemUnionPara
 			out = append(out, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleAssistant))
 		},
 		func(c driver.ToolCall) {
+			if c.Metadata[driver.MetaToolSearch] != "" {
+				out = append(out, responses.ResponseInputItemUnionParam{OfToolSearchCall: &responses.ResponseInputItemToolSearchCallParam{
+					Arguments: json.RawMessage(argumentsText(c)), CallID: param.NewOpt(c.ID), Execution: "client", Status: "completed"}})
+				return
+			}
 			item := responses.ResponseInputItemParamOfFunctionCall(argumentsText(c), c.ID, c.Name)
+			if ns := c.Metadata[MetaNamespace]; ns != "" {
+				item.OfFunctionCall.Namespace = param.NewOpt(ns)
+			}
 			if id := c.Metadata[driver.MetaItemID]; id != "" && reasoned {
 				item.OfFunctionCall.ID = param.NewOpt(id)
 			}
@@ -126,6 +171,10 @@ func ResponsesAssistant(m driver.Message) []responses.ResponseInputItemUnionPara
 func ResponsesToolResults(results []driver.ToolResult) []responses.ResponseInputItemUnionParam {
 	out := make([]responses.ResponseInputItemUnionParam, 0, len(results))
 	for _, r := range results {
+		if r.Metadata[driver.MetaToolSearch] != "" {
+			out = append(out, toolSearchOutput(r))
+			continue
+		}
 		var item responses.ResponseInputItemUnionParam
 		if !r.HasImages() {
 			item = responses.ResponseInputItemParamOfFunctionCallOutput(r.Text())
@@ -140,6 +189,59 @@ func ResponsesToolResults(results []driver.ToolResult) []responses.ResponseInput
 		out = append(out, item)
 	}
 	return out
+}
+
+// toolSearchOutput answers a client-executed tool_search_call with the
+// functions the search found (the driver.ToolSearchResult of r's JSON
+// part). A failed search loads nothing; the model sees that it found none.
+func toolSearchOutput(r driver.ToolResult) responses.ResponseInputItemUnionParam {
+	o := &responses.ResponseToolSearchOutputItemParam{CallID: param.NewOpt(r.CallID),
+		Execution: responses.ResponseToolSearchOutputItemParamExecutionClient,
+		Status:    responses.ResponseToolSearchOutputItemParamStatusCompleted,
+		Tools:     []responses.ResponseToolSearchOutputItemParamToolUnion{}}
+	for _, p := range r.Content {
+		var found driver.ToolSearchResult
+		if p.Type != tool.PartJSON || json.Unmarshal(p.JSON, &found) != nil {
+			continue
+		}
+		for _, d := range found.Tools {
+			if fn, err := responsesFunction(d); err == nil {
+				o.Tools = append(o.Tools, responses.ResponseToolSearchOutputItemParamToolUnion{OfFunction: fn})
+			}
+		}
+	}
+	return responses.ResponseInputItemUnionParam{OfToolSearchOutput: o}
+}
+
+// MetaNamespace is the namespace of a Responses function call made inside
+// one (the deferred tools'), sent back with it.
+const MetaNamespace = "namespace"
+
+// searchCalls are a response's client-executed tool_search_call items, as
+// calls of driver.ToolSearchName marked with driver.MetaToolSearch.
+func searchCalls(r *responses.Response) ([]driver.ToolCall, error) {
+	var out []driver.ToolCall
+	var errs []error
+	for _, item := range r.Output {
+		if item.Type != "tool_search_call" || item.Execution != "client" {
+			continue
+		}
+		var raw struct {
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if err := json.Unmarshal([]byte(item.RawJSON()), &raw); err != nil {
+			errs = append(errs, fmt.Errorf("tool_search_call %s: %w", item.CallID, err))
+			continue
+		}
+		c := driver.ToolCall{ID: item.CallID, Name: driver.ToolSearchName,
+			Metadata: map[string]string{driver.MetaToolSearch: "client"}}
+		var err error
+		if c.Arguments, err = driver.ObjectArguments(c.ID, c.Name, raw.Arguments); err != nil {
+			errs = append(errs, err)
+		}
+		out = append(out, c)
+	}
+	return out, errors.Join(errs...)
 }
 
 func outputItems(parts []tool.Part) responses.ResponseFunctionCallOutputItemListParam {
@@ -201,6 +303,9 @@ func ResponsesToolCalls(r *responses.Response) ([]driver.ToolCall, error) {
 		}
 		calls = append(calls, c)
 	}
+	search, err := searchCalls(r)
+	calls = append(calls, search...)
+	errs = append(errs, err)
 	if err := driver.CheckIDs(calls, "call"); err != nil {
 		errs = append(errs, err)
 	}
@@ -211,6 +316,9 @@ func responsesCall(item responses.ResponseOutputItemUnion, args string) (driver.
 	c := driver.ToolCall{ID: item.CallID, Name: item.Name}
 	if item.ID != "" {
 		c.Metadata = driver.WithMeta(c.Metadata, driver.MetaItemID, item.ID)
+	}
+	if item.Namespace != "" {
+		c.Metadata = driver.WithMeta(c.Metadata, MetaNamespace, item.Namespace)
 	}
 	if t := item.Caller.Type; t != "" && t != "direct" {
 		c.Metadata = driver.WithMeta(c.Metadata, driver.MetaCallerType, t)

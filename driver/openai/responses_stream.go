@@ -141,6 +141,9 @@ func (a *ResponsesAccumulator) Response() (*driver.Response, error) {
 			errs = append(errs, a.calls[i].err)
 		}
 	}
+	search, err := searchCalls(a.final)
+	calls = append(calls, search...)
+	errs = append(errs, err)
 	if err := driver.CheckIDs(calls, "call"); err != nil {
 		errs = append(errs, err)
 	}

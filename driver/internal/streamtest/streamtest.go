@@ -63,6 +63,9 @@ type ExpectedReasoning struct {
 	Text             string `json:"text"`
 	Signature        string `json:"signature"`
 	EncryptedContent string `json:"encrypted_content"`
+	// RawType is the type of a block kept raw to be sent back as it came
+	// (Anthropic's server_tool_use and tool_search_tool_result).
+	RawType string `json:"raw_type"`
 }
 
 // Dir returns the fixture directory: $QUIVER_STREAM_FIXTURES, or
@@ -218,6 +221,9 @@ func CheckReasoning(t testing.TB, f Fixture, got *driver.Response) {
 		}
 		if g.Signature != w.Signature {
 			t.Errorf("%s: reasoning %d signature %q, want %q", f.Name, i, g.Signature, w.Signature)
+		}
+		if w.RawType != "" && !bytes.Contains(g.Raw, []byte(`"type":"`+w.RawType+`"`)) {
+			t.Errorf("%s: reasoning %d: the kept block is not a %s: %.200s", f.Name, i, w.RawType, g.Raw)
 		}
 		if w.EncryptedContent != "" && !bytes.Contains(g.Raw, []byte(`"encrypted_content":"`+w.EncryptedContent+`"`)) {
 			t.Errorf("%s: reasoning %d: the kept item lacks its encrypted content: %.200s", f.Name, i, g.Raw)
