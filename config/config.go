@@ -168,6 +168,14 @@ type Tools struct {
 	MCP                  MCP            `toml:"mcp"`
 	Custom               []Custom       `toml:"custom"`
 	Scripts              ScriptTools    `toml:"scripts"`
+
+	// Defer and AlwaysLoad choose what a model is shown up front: tools
+	// (names, or patterns such as "github__*") held back behind tool
+	// search, and tools always shown, which wins. A tool neither names is
+	// deferred unless it is one of the core tools (tools.Core);
+	// always_load = ["*"] defers nothing.
+	Defer      []string `toml:"defer"`
+	AlwaysLoad []string `toml:"always_load"`
 }
 
 // CLI is [tools.cli].

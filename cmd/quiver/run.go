@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/telemetry"
+	"github.com/quiverkit/quiver/tools"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -78,6 +80,7 @@ func (a *app) runCommand() *cobra.Command {
 				return usageError(err)
 			}
 			ac.ParallelToolCalls = f.parallelFlag(cmd)
+			ac.Defer = deferral(cfg, ac.ToolChoice)
 			if ac.Model, err = a.model(cfg, f.spec()); err != nil {
 				return usageError(err)
 			}
@@ -239,6 +242,17 @@ func (f *runFlags) agentConfig() (agent.Config, error) {
 		c.ToolChoice = driver.Choose(f.toolChoice)
 	}
 	return c, nil
+}
+
+// deferral is what the configuration holds back behind tool search; a tool
+// --tool-choice forces is always shown, since a forced call of a tool the
+// model is not shown would be refused by the API.
+func deferral(cfg *config.Config, choice driver.ToolChoice) *driver.Deferral {
+	d := &driver.Deferral{Core: tools.Core, Defer: cfg.Tools.Defer, AlwaysLoad: cfg.Tools.AlwaysLoad}
+	if choice.Mode == driver.ToolChoiceTool {
+		d.AlwaysLoad = append(slices.Clone(d.AlwaysLoad), choice.Name)
+	}
+	return d
 }
 
 // joinPrompt is the system prompt, then the text added after it.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/quiverkit/quiver"
@@ -17,8 +18,13 @@ import (
 
 // tokensJSON is `quiver tools --tokens --json`.
 type tokensJSON struct {
-	Encoding string         `json:"encoding"`
-	Forms    []catalog.Cost `json:"forms"`
+	Encoding string `json:"encoding"`
+	// Forms price the whole catalogue, nothing deferred.
+	Forms []catalog.Cost `json:"forms"`
+	// UpFront prices what a model holds up front with the configuration's
+	// deferral: the tools not deferred and tool_search (see upFront).
+	UpFront  []catalog.Cost `json:"up_front"`
+	Deferred []string       `json:"deferred"`
 }
 
 // catalogInput is the catalogue a model is offered — the tools the policy
@@ -38,6 +44,23 @@ func catalogInput(ctx context.Context, tk *quiver.Toolkit) (catalog.Input, error
 		in.MCP = append(in.MCP, b)
 	}
 	return in, nil
+}
+
+// upFront is the catalogue a model is shown up front under d: the tools
+// not deferred, then Quiver's tool_search naming the others. Anthropic and
+// OpenAI Responses send their own search tool instead, and the deferred
+// definitions travel marked, out of the model's context; this is what
+// occupies it. The MCP form is left out: an MCP client decides what it
+// defers (quiver serve marks the core tools with anthropic/alwaysLoad).
+func upFront(full catalog.Input, d *driver.Deferral) (catalog.Input, []string) {
+	marked := d.Mark(full.Tools, nil)
+	var deferred []string
+	for _, t := range marked {
+		if t.Deferred {
+			deferred = append(deferred, t.Name)
+		}
+	}
+	return catalog.Input{Tools: driver.UpFront(marked)}, deferred
 }
 
 // measure prices in with `quiver-models catalog`: the forms are the SDKs'
@@ -74,8 +97,9 @@ func (a *app) measure(ctx context.Context, in catalog.Input) ([]catalog.Cost, er
 }
 
 // printTokens writes the table of `quiver tools --tokens`: a row per tool,
-// a column per form, then the totals.
-func printTokens(w io.Writer, costs []catalog.Cost) error {
+// a column per form, the totals, then what is sent up front.
+func printTokens(w io.Writer, t tokensJSON) error {
+	costs := t.Forms
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "TOOL\t")
 	for _, c := range costs {
@@ -95,14 +119,27 @@ func printTokens(w io.Writer, costs []catalog.Cost) error {
 			fmt.Fprintln(tw)
 		}
 	}
-	fmt.Fprint(tw, "total\t")
+	fmt.Fprint(tw, "total, nothing deferred\t")
 	for _, c := range costs {
+		fmt.Fprintf(tw, "%d\t", c.Total)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprint(tw, "up front, deferral as configured\t")
+	for _, c := range t.UpFront {
 		fmt.Fprintf(tw, "%d\t", c.Total)
 	}
 	fmt.Fprintln(tw)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "deferred behind tool_search ([tools] defer, always_load): %s\n", orNone(t.Deferred))
 	_, err := fmt.Fprintln(w, "o200k_base tokens of the compact JSON of the tools array in each form (quiver run sends openai-chat's shape to OpenAI Chat Completions and compatible servers)")
 	return err
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/hooks"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/spf13/cobra"
@@ -107,16 +108,21 @@ func (a *app) tokens(cmd *cobra.Command, tk *quiver.Toolkit) error {
 	if err != nil {
 		return err
 	}
-	costs, err := a.measure(cmd.Context(), in)
-	if err != nil {
+	out := tokensJSON{Encoding: "o200k_base"}
+	if out.Forms, err = a.measure(cmd.Context(), in); err != nil {
 		return err
 	}
+	front, deferred := upFront(in, deferral(a.cfg, driver.ToolChoice{}))
+	if out.UpFront, err = a.measure(cmd.Context(), front); err != nil {
+		return err
+	}
+	out.Deferred = deferred
 	if a.flags.json {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
-		return enc.Encode(tokensJSON{Encoding: "o200k_base", Forms: costs})
+		return enc.Encode(out)
 	}
-	return printTokens(cmd.OutOrStdout(), costs)
+	return printTokens(cmd.OutOrStdout(), out)
 }
 
 func (a *app) printTools(cmd *cobra.Command, list []toolJSON, provs []providerJSON, protected []string) error {
