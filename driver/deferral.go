@@ -167,6 +167,8 @@ func searchScore(d ToolDefinition, words []string) int {
 		switch {
 		case w == name:
 			score += 100
+		case len(w) < 3:
+			// "a", "of", "it": in every description.
 		case strings.Contains(name, w):
 			score += 10
 		case strings.Contains(text, w):

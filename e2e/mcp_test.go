@@ -380,3 +380,36 @@ func TestServeAsksTheClientsUserThroughElicitation(t *testing.T) {
 		})
 	}
 }
+
+// TestInspectorDeferral: the MCP Inspector's CLI sees the core tools marked
+// _meta["anthropic/alwaysLoad"] and the deferred ones unmarked; with
+// --tool-search the deferred ones are not listed, tool_search is, and a
+// deferred tool is called all the same.
+func TestInspectorDeferral(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t, project)
+	list := func(args ...string) map[string]map[string]any {
+		res := inspectorResult(t, dir, append([]string{quiverBin, "serve"}, append(args, "--method", "tools/list")...)...)
+		out := map[string]map[string]any{}
+		for _, tl := range res["tools"].([]any) {
+			m := tl.(map[string]any)
+			out[m["name"].(string)] = m
+		}
+		return out
+	}
+	tools := list()
+	if meta, _ := tools["read_file"]["_meta"].(map[string]any); meta["anthropic/alwaysLoad"] != true {
+		t.Errorf("read_file's _meta: %v", tools["read_file"]["_meta"])
+	}
+	if tools["list_dirs"] == nil || tools["list_dirs"]["_meta"] != nil {
+		t.Errorf("list_dirs, deferred, listed unmarked: %v", tools["list_dirs"])
+	}
+	searching := list("--tool-search")
+	if searching["list_dirs"] != nil || searching["tool_search"] == nil || searching["read_file"] == nil {
+		t.Errorf("with --tool-search: list_dirs %v, tool_search %v, read_file %v", searching["list_dirs"] != nil, searching["tool_search"] != nil, searching["read_file"] != nil)
+	}
+	res := inspectorResult(t, dir, quiverBin, "serve", "--tool-search", "--method", "tools/call", "--tool-name", "list_dirs")
+	if res["isError"] == true || !strings.Contains(contentText(res), "src") {
+		t.Errorf("calling the deferred list_dirs: %v", res)
+	}
+}

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -30,15 +31,20 @@ func errorInfo(e *tool.Error) ErrorInfo {
 	return ErrorInfo{Code: e.Code, Message: e.Message, Tool: e.Tool, Retriable: e.Retriable, Details: e.Details}
 }
 
-// ToolEntry is t as tools/list describes it to MCP clients: what
-// `quiver tools --tokens` prices as the MCP form.
-func ToolEntry(t *tool.Tool) *mcp.Tool { return mcpTool(t) }
+// ToolEntry is t as tools/list describes it to MCP clients under the
+// deferral d: what `quiver tools --tokens` prices as the MCP form.
+func ToolEntry(t *tool.Tool, d *driver.Deferral) *mcp.Tool { return mcpTool(t, d) }
+
+// MetaAlwaysLoad marks, in tools/list, a tool a client that defers tools
+// behind its own search (Claude Code) should load up front: the core tools
+// and [tools] always_load, every tool the deferral does not hold back.
+const MetaAlwaysLoad = "anthropic/alwaysLoad"
 
 // mcpTool describes t to MCP clients. The hints follow the tool's own
 // annotations, made conservative by its risk: a high-risk tool that is not
 // read-only is announced as destructive, since a client may auto-approve
 // tools that say they are not.
-func mcpTool(t *tool.Tool) *mcp.Tool {
+func mcpTool(t *tool.Tool, d *driver.Deferral) *mcp.Tool {
 	a := t.Annotations
 	destructive := !a.ReadOnly && (a.Destructive || t.Risk == tool.RiskHigh)
 	openWorld := a.OpenWorld
@@ -56,6 +62,9 @@ func mcpTool(t *tool.Tool) *mcp.Tool {
 	}
 	if hasOutputSchema(t) {
 		mt.OutputSchema = out
+	}
+	if d != nil && !d.Deferred(t.Name) {
+		mt.Meta = mcp.Meta{MetaAlwaysLoad: true}
 	}
 	return mt
 }

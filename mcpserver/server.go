@@ -39,6 +39,16 @@ type Options struct {
 	Version string // server version; default "dev"
 	// Instructions are shown to clients that pass them to the model.
 	Instructions string
+	// Defer, when set, says which tools wait behind tool search: tools/list
+	// marks the others with _meta["anthropic/alwaysLoad"], for clients that
+	// defer tools themselves. Every tool stays callable by name.
+	Defer *driver.Deferral
+	// ToolSearch, with Defer set, is for clients that defer nothing: the
+	// listing holds the tools not deferred and a tool_search that returns
+	// the matching deferred tools' definitions and adds them to the listing
+	// (clients are sent notifications/tools/list_changed). What a search
+	// loads stays listed for every session of the server.
+	ToolSearch bool
 	// Logger receives the server's own logs (never stdout); default
 	// discard. Records about a call carry its session and call ids (see
 	// [LogHandler]).
@@ -136,8 +146,10 @@ type Server struct {
 	opts Options
 	mcp  *mcp.Server
 
-	mu     sync.Mutex
-	listed map[string]*tool.Tool // the tools the listing shows, by name
+	mu       sync.Mutex
+	listed   map[string]*tool.Tool // the tools the listing shows, by name
+	loaded   map[string]bool       // deferred tools tool_search has listed
+	searched bool                  // tool_search is listed
 
 	posts    inflight  // HTTP requests in flight, for cancellation on disconnect
 	sessions *sessions // HTTP sessions: busy or idle, their calls
@@ -150,7 +162,7 @@ type Server struct {
 // toolkit whose catalogue cannot be read is an error.
 func New(ctx context.Context, tk *quiver.Toolkit, opts Options) (*Server, error) {
 	opts.setDefaults()
-	s := &Server{tk: tk, opts: opts, listed: map[string]*tool.Tool{}}
+	s := &Server{tk: tk, opts: opts, listed: map[string]*tool.Tool{}, loaded: map[string]bool{}}
 	s.sessions = newSessions(opts.SessionTimeout, opts.Logger, func(ss *mcp.ServerSession) { s.endSession(toolSession(ss)) })
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:              opts.Instructions,
@@ -185,12 +197,18 @@ func (s *Server) Refresh(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	want := make(map[string]*tool.Tool, len(tools))
+	deferred := false
 	for _, t := range tools {
+		if s.opts.ToolSearch && s.opts.Defer.Deferred(t.Name) && !s.loaded[t.Name] {
+			deferred = true
+			continue
+		}
 		want[t.Name] = t
 		if s.listed[t.Name] != t {
-			s.mcp.AddTool(mcpTool(t), s.handle)
+			s.mcp.AddTool(mcpTool(t, s.opts.Defer), s.handle)
 		}
 	}
+	s.offerSearch(deferred)
 	var gone []string
 	for name := range s.listed {
 		if want[name] == nil {
@@ -232,7 +250,7 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 func (s *Server) lists(name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.listed[name] != nil
+	return s.listed[name] != nil || (s.searched && name == driver.ToolSearchName)
 }
 
 // callUnlisted runs a call of a name the listing does not show: an alias,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/mcpserver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
@@ -33,6 +34,7 @@ type serveFlags struct {
 	maxBody        int64
 	logFile        string
 	verbose        bool
+	toolSearch     bool
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -82,6 +84,7 @@ output store, while Redis answers), and 503 from the moment shutdown begins. SIG
 	fl.Int64Var(&f.maxBody, "max-request-bytes", mcpserver.DefaultMaxBodyBytes, "largest request accepted, in bytes")
 	fl.StringVar(&f.logFile, "log", "", "append logs to this file instead of standard error")
 	fl.BoolVar(&f.verbose, "verbose", false, "log debug detail (each MCP server's stderr among it)")
+	fl.BoolVar(&f.toolSearch, "tool-search", false, "list only the tools [tools] defer does not hold back, and a tool_search that lists the others as they are found (for clients that defer nothing themselves)")
 	return cmd
 }
 
@@ -138,6 +141,7 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	// What every built-in tool shares is said once, here, rather than in
 	// each tool's description.
 	opts.Instructions = tools.Guidance
+	opts.Defer, opts.ToolSearch = deferral(a.cfg, driver.ToolChoice{}), f.toolSearch
 	if line := trustNotice(a.cfg); line != "" {
 		// The client's user may never see standard error: the
 		// instructions reach the model and, through it, the person.

@@ -30,14 +30,14 @@ type tokensJSON struct {
 // catalogInput is the catalogue a model is offered — the tools the policy
 // offers, as `quiver run` sends them — and the tools/list entries
 // `quiver serve` sends for the same tools.
-func catalogInput(ctx context.Context, tk *quiver.Toolkit) (catalog.Input, error) {
+func catalogInput(ctx context.Context, tk *quiver.Toolkit, d *driver.Deferral) (catalog.Input, error) {
 	allowed, err := tk.AllowedTools(ctx)
 	if err != nil {
 		return catalog.Input{}, err
 	}
 	in := catalog.Input{Tools: driver.Definitions(allowed, false)}
 	for _, t := range allowed {
-		b, err := json.Marshal(mcpserver.ToolEntry(t))
+		b, err := json.Marshal(mcpserver.ToolEntry(t, d))
 		if err != nil {
 			return catalog.Input{}, fmt.Errorf("tool %s: %w", t.Name, err)
 		}

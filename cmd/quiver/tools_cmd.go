@@ -104,7 +104,8 @@ func (a *app) toolsCommand() *cobra.Command {
 
 // tokens is `quiver tools --tokens`.
 func (a *app) tokens(cmd *cobra.Command, tk *quiver.Toolkit) error {
-	in, err := catalogInput(cmd.Context(), tk)
+	d := deferral(a.cfg, driver.ToolChoice{})
+	in, err := catalogInput(cmd.Context(), tk, d)
 	if err != nil {
 		return err
 	}
@@ -112,7 +113,7 @@ func (a *app) tokens(cmd *cobra.Command, tk *quiver.Toolkit) error {
 	if out.Forms, err = a.measure(cmd.Context(), in); err != nil {
 		return err
 	}
-	front, deferred := upFront(in, deferral(a.cfg, driver.ToolChoice{}))
+	front, deferred := upFront(in, d)
 	if out.UpFront, err = a.measure(cmd.Context(), front); err != nil {
 		return err
 	}
