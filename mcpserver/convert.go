@@ -4,6 +4,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -82,7 +83,9 @@ func hasOutputSchema(t *tool.Tool) bool {
 // callResult converts a pipeline output for the client. listed is the tool
 // the listing advertised under the called name (nil for an unlisted name):
 // whether it has an output schema decides where structured content may go.
-func callResult(out quiver.Output, listed *tool.Tool) *mcp.CallToolResult {
+// budget is the toolkit's message budget, which the structured content is
+// held to as the text is (fitStructured).
+func callResult(out quiver.Output, listed *tool.Tool, budget outputcache.Budget) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{IsError: out.Content.IsError, Content: content(out.Content.Parts)}
 	if out.Err != nil {
 		info := errorInfo(out.Err)
@@ -97,7 +100,7 @@ func callResult(out quiver.Output, listed *tool.Tool) *mcp.CallToolResult {
 		res.Meta = mcp.Meta{MetaOutputRef: out.Content.OutputRef}
 	}
 	if hasOutputSchema(listed) && out.Content.Output != nil && !out.Content.IsError {
-		res.StructuredContent = out.Content.Output
+		res.StructuredContent = fitStructured(out.Content.Output, budget.MaxBytes, out.Content.OutputRef)
 	}
 	return res
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/driver"
+	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -261,7 +262,7 @@ func (s *Server) callUnlisted(ctx context.Context, req *mcp.CallToolRequest) (mc
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 			Message: fmt.Sprintf("unknown tool %q (%s)", req.Params.Name, out.Err.Code)}
 	}
-	return callResult(out, nil), nil
+	return callResult(out, nil, s.budget(ctx)), nil
 }
 
 // handle is the raw handler of every listed tool.
@@ -270,7 +271,18 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	s.mu.Lock()
 	listed := s.listed[req.Params.Name]
 	s.mu.Unlock()
-	return callResult(out, listed), nil
+	return callResult(out, listed, s.budget(ctx)), nil
+}
+
+// budget is the toolkit's message budget (quiver.WithOutputCache, [output]
+// max_bytes): the pipeline trims a call's text to it, and callResult its
+// structured content.
+func (s *Server) budget(ctx context.Context) outputcache.Budget {
+	b, err := quiver.Dependency(ctx, s.tk, outputcache.BudgetKey)
+	if err != nil || b.MaxBytes <= 0 { // zero fields take the defaults
+		return outputcache.DefaultBudget()
+	}
+	return b
 }
 
 // invoke runs one tools/call through the toolkit's pipeline. The call ends

@@ -33,31 +33,26 @@ func Tokens(s string) (int, error) {
 // built on first use.
 var encoder = sync.OnceValue(codec.NewO200kBase)
 
-// Measure prices in in every form, Chat first.
+// Measure prices in in every form, Chat first. Deferred definitions are
+// priced as a model holds them up front: left out, with Quiver's
+// tool_search in their place (driver.UpFront).
 func Measure(in catalog.Input) ([]catalog.Cost, error) {
-	names := make([]string, len(in.Tools))
-	for i, d := range in.Tools {
+	defs := driver.UpFront(in.Tools)
+	names := make([]string, len(defs))
+	for i, d := range defs {
 		names[i] = d.Name
 	}
-	elements := []struct {
-		form             catalog.Form
-		make             func() ([]json.RawMessage, error)
-		opening, closing string
-	}{
-		{catalog.Chat, func() ([]json.RawMessage, error) { return each(openai.ChatTools(in.Tools)) }, "[", "]"},
-		{catalog.Responses, func() ([]json.RawMessage, error) { return each(openai.ResponsesTools(in.Tools)) }, "[", "]"},
-		{catalog.Anthropic, func() ([]json.RawMessage, error) { return each(anthropic.Tools(in.Tools)) }, "[", "]"},
-		// Gemini takes one tool holding every function declaration.
-		{catalog.Gemini, func() ([]json.RawMessage, error) { return geminiElements(in.Tools) },
-			`[{"functionDeclarations":[`, "]}]"},
-	}
 	var out []catalog.Cost
-	for _, e := range elements {
-		els, err := e.make()
+	for _, f := range []catalog.Form{catalog.Chat, catalog.Responses, catalog.Anthropic, catalog.Gemini} {
+		els, err := elements(f, defs)
 		if err != nil {
-			return nil, fmt.Errorf("catalog: %s: %w", e.form, err)
+			return nil, fmt.Errorf("catalog: %s: %w", f, err)
 		}
-		c, err := price(e.form, names, els, e.opening, e.closing)
+		opening, closing := "[", "]"
+		if f == catalog.Gemini { // one tool holding every function declaration
+			opening, closing = `[{"functionDeclarations":[`, "]}]"
+		}
+		c, err := price(f, names, els, opening, closing)
 		if err != nil {
 			return nil, err
 		}
@@ -75,6 +70,22 @@ func Measure(in catalog.Input) ([]catalog.Cost, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// elements are the tools array of form f, one element per tool, as its
+// driver builds it and its SDK marshals it.
+func elements(f catalog.Form, defs []driver.ToolDefinition) ([]json.RawMessage, error) {
+	switch f {
+	case catalog.Chat:
+		return each(openai.ChatTools(defs))
+	case catalog.Responses:
+		return each(openai.ResponsesTools(defs))
+	case catalog.Anthropic:
+		return each(anthropic.Tools(defs))
+	case catalog.Gemini:
+		return geminiElements(defs)
+	}
+	return nil, fmt.Errorf("no form %q", f)
 }
 
 // price counts each element and the whole, wrapped in opening and closing.
