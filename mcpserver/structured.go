@@ -77,6 +77,7 @@ func cutLongestString(doc *any, over int, kept outputcache.Kept) bool {
 	keep := max(len(longest)-over-256, len(longest)/4)
 	head, tail := cutAt(longest[:keep/2]), longest[len(longest)-keep/2:]
 	omitted := longest[len(head) : len(longest)-len(tail)]
+	head, tail = strings.ToValidUTF8(head, ""), strings.ToValidUTF8(tail, "") // not a rune cut in two
 	marker := outputcache.Marker(int64(strings.Count(omitted, "\n")), int64(len(omitted)), kept)
 	set(head + "\n" + marker + "\n" + tail)
 	return true
