@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/quiverkit/quiver"
+	"github.com/quiverkit/quiver/agent"
 	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/mcpserver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
 	"github.com/quiverkit/quiver/sandbox"
-	"github.com/quiverkit/quiver/tools"
 	"github.com/spf13/cobra"
 )
 
@@ -140,7 +140,7 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 	}
 	// What every built-in tool shares is said once, here, rather than in
 	// each tool's description.
-	opts.Instructions = tools.Guidance
+	opts.Instructions = agent.Guidance
 	opts.Defer, opts.ToolSearch = deferral(a.cfg, driver.ToolChoice{}), f.toolSearch
 	if line := trustNotice(a.cfg); line != "" {
 		// The client's user may never see standard error: the
