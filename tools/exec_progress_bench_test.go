@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quiverkit/quiver/tool/tooltest"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/tool/tooltest"
 )
 
 // BenchmarkExecProgress is the cost of progress reports on a chatty
