@@ -125,7 +125,7 @@ func refusesBadRefs(t *testing.T, s outputcache.Store) {
 }
 
 func refusesInProgress(t *testing.T, s outputcache.Store) {
-	w, err := s.Create(context.Background(), outputcache.Info{Tool: "exec_command"})
+	w, err := s.Create(context.Background(), outputcache.Info{Tool: "a_command_tool"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func servesConcurrently(t *testing.T, s outputcache.Store) {
 // (stdout and stderr), polls it while it is written, then reads it back.
 func writeAndReadBack(s outputcache.Store, i int) error {
 	ctx := context.Background()
-	w, err := s.Create(ctx, outputcache.Info{Tool: "exec_command", CallID: "same-id"})
+	w, err := s.Create(ctx, outputcache.Info{Tool: "a_command_tool", CallID: "same-id"})
 	if err != nil {
 		return err
 	}
