@@ -41,14 +41,23 @@ func TestSandboxCommandKillsTheTree(t *testing.T) {
 				// The shell waits for its input to end, not for its children.
 				line := strings.Replace(sandboxtest.TreeLine, "; wait", "; read x", 1)
 				cmd, stdin, stdout := startPiped(t, ws, "--write-scope", scope, "sandbox", "--", "env", tree.Env, "sh", "-c", line)
-				done := make(chan error, 1)
+				// The tree's processes can show before the shell has printed
+				// "started"; ending the command before that line would end
+				// the shell before it prints it.
+				started, done := make(chan struct{}), make(chan error, 1)
 				go func() {
 					out, err := bufio.NewReader(stdout).ReadString('\n')
 					if out != "started\n" {
 						t.Errorf("the command did not start its tree: %q %v", out, err)
 					}
+					close(started)
 					done <- cmd.Wait()
 				}()
+				select {
+				case <-started:
+				case <-time.After(time.Minute):
+					t.Fatal("the command printed nothing within a minute (hang guard)")
+				}
 				tree.WaitStarted(t, 1)
 				end.end(t, cmd, func() { stdin.Close() })
 				select {
