@@ -46,12 +46,31 @@ const CodeSandboxUnavailable Code = "SANDBOX_UNAVAILABLE"
 // is known to be missing), and the fix is the operator's.
 const CodeStoreUnavailable Code = "STORE_UNAVAILABLE"
 
+// CodeNoConnection means the workspace's remote backend has no connection
+// it may use: no token, a token the host refuses, or a repository the token
+// cannot read. Its message is the one specification 004 gives, "No active
+// GitHub connection found"; Details say which of the three it was. Not
+// retriable: the fix is the operator's (a token, its scopes).
+const CodeNoConnection Code = "NO_CONNECTION"
+
+// CodeRateLimited means the remote backend's API refused the call for its
+// rate limit and the limit resets later than the backend waits: Details
+// carry reset_at (RFC 3339). Retriable, after that time.
+const CodeRateLimited Code = "RATE_LIMITED"
+
+// CodeTreeTruncated means a remote repository's tree is larger than the API
+// lists and walking it directory by directory did not finish within its
+// bound (or one directory alone is over the API's limit): the listing
+// would be incomplete, so the call returns none. Not retriable; a narrower
+// path may succeed.
+const CodeTreeTruncated Code = "TREE_TRUNCATED"
+
 // Retriable reports whether a call that failed with c may succeed when the model
 // tries again with other arguments or later: true for argument errors and
-// timeouts, and a shared store that was unreachable (later), false for everything a retry cannot change.
+// timeouts, and a shared store that was unreachable or a rate limit spent (later), false for everything a retry cannot change.
 func (c Code) Retriable() bool {
 	switch c {
-	case CodeInvalidToolArgumentsType, CodeInvalidArguments, CodeTimeout, CodeStoreUnavailable:
+	case CodeInvalidToolArgumentsType, CodeInvalidArguments, CodeTimeout, CodeStoreUnavailable, CodeRateLimited:
 		return true
 	}
 	return false

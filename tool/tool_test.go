@@ -30,7 +30,8 @@ func TestErrors(t *testing.T) {
 		t.Errorf("AsError = %+v", plain)
 	}
 	for code, retriable := range map[tool.Code]bool{tool.CodeInvalidArguments: true, tool.CodeInvalidToolArgumentsType: true,
-		tool.CodeTimeout: true, tool.CodeStoreUnavailable: true, tool.CodeCancelled: false, tool.CodeToolNotFound: false, tool.CodeInternal: false} {
+		tool.CodeTimeout: true, tool.CodeStoreUnavailable: true, tool.CodeRateLimited: true, tool.CodeNoConnection: false, tool.CodeTreeTruncated: false,
+		tool.CodeCancelled: false, tool.CodeToolNotFound: false, tool.CodeInternal: false} {
 		if code.Retriable() != retriable {
 			t.Errorf("%s.Retriable() = %v", code, !retriable)
 		}
