@@ -374,3 +374,50 @@ func TestSearchCode(t *testing.T) {
 		t.Errorf("%d search requests, want 2 pages", n)
 	}
 }
+
+func TestLookup(t *testing.T) {
+	sub := strings.Repeat("cd", 20)
+	files := append(githubtest.Files("src/a.go", "package a\n", "docs/readme.md", "read me\n"),
+		githubtest.File{Path: "alias.go", Content: []byte("src/a.go"), Mode: githubtest.ModeSymlink},
+		githubtest.File{Path: "srclink", Content: []byte("src"), Mode: githubtest.ModeSymlink},
+		githubtest.File{Path: "docs/up", Content: []byte("../src/a.go"), Mode: githubtest.ModeSymlink},
+		githubtest.File{Path: "out", Content: []byte("../../etc/passwd"), Mode: githubtest.ModeSymlink},
+		githubtest.File{Path: "abs", Content: []byte("/etc/passwd"), Mode: githubtest.ModeSymlink},
+		githubtest.File{Path: "loop1", Content: []byte("loop2"), Mode: githubtest.ModeSymlink},
+		githubtest.File{Path: "loop2", Content: []byte("loop1"), Mode: githubtest.ModeSymlink},
+		githubtest.File{Path: "vendor/mod", Mode: githubtest.ModeSubmodule, Commit: sub})
+	e := setup(t, githubtest.Options{}, files)
+	c := e.client(t, nil)
+	ctx := context.Background()
+	_, root, err := c.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		want string
+		code tool.Code
+	}{
+		{path: "src/a.go", want: "package a\n"},
+		{path: "./src/../src/a.go", want: "package a\n"},
+		{path: "alias.go", want: "package a\n"},
+		{path: "srclink/a.go", want: "package a\n"},
+		{path: "docs/up", want: "package a\n"},
+		{path: "out", code: tool.CodeSandboxViolation},
+		{path: "abs", code: tool.CodeSandboxViolation},
+		{path: "../x", code: tool.CodeSandboxViolation},
+		{path: "loop1", code: tool.CodeSandboxViolation},
+		{path: "nope.go", code: tool.CodeNotFound},
+		{path: "src/a.go/x", code: tool.CodeExecutionFailed},
+		{path: "src", code: tool.CodeExecutionFailed},
+		{path: "vendor/mod", code: tool.CodeExecutionFailed},
+	} {
+		b, _, err := c.ReadFile(ctx, root, tc.path)
+		if tool.CodeOf(err) != tc.code || string(b) != tc.want {
+			t.Errorf("%s: %q, %v; want %q, code %q", tc.path, b, err, tc.want, tc.code)
+		}
+	}
+	if l, err := c.Lookup(ctx, root, "alias.go", false); err != nil || !l.IsSymlink() || l.Path != "alias.go" {
+		t.Errorf("Lookup without follow: %+v, %v", l, err)
+	}
+}
