@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/sandbox/netproxy"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -54,7 +55,7 @@ func urlHost(rawURL string) string {
 	if err != nil || u.Hostname() == "" {
 		return rawURL
 	}
-	if h, ok := sandbox.CanonicalHost(u.Hostname()); ok {
+	if h, ok := netproxy.Canonical(u.Hostname()); ok {
 		return h
 	}
 	return u.Hostname()

@@ -2,12 +2,12 @@ package sandbox
 
 import (
 	"fmt"
-	"net/netip"
 	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
-	"golang.org/x/net/idna"
+
+	"github.com/quiverkit/quiver/sandbox/netproxy"
 )
 
 // Network is [sandbox] network: the hosts that calls may send data to. It is
@@ -21,15 +21,13 @@ import (
 //	network = true                                     # every host: the same as ["*"]
 //	network = ["docs.example.com", "*.golang.org"]     # these hosts
 //
-// A pattern is matched as the policy's domain: specifiers are
-// ([HostMatches]): "example.com" names the host and its subdomains,
-// "*.example.com" only the subdomains, "*" every host.
+// A pattern names hosts as [netproxy.Allowlist] reads it: "docs.example.com"
+// that host alone, "*.example.com" the names below example.com (not
+// example.com itself), an IP address that address, "*" every host.
 //
-// Processes reach the network only when the list allows every host: a
-// confined process gets its own empty network namespace otherwise, since
-// nothing yet filters a process's connections by host name (that is the
-// proxy issue 28 plans). A list of names therefore lets the web tools reach
-// those hosts unasked and keeps processes offline.
+// A list of names lets the web tools reach those hosts unasked. Processes
+// reach the network only when the list allows every host: a confined
+// process gets its own empty network namespace otherwise.
 type Network struct {
 	// Hosts are the host patterns, as written ("*" for every host).
 	Hosts []string
@@ -45,25 +43,53 @@ func (n Network) All() bool { return slices.Contains(n.Hosts, "*") }
 // Allows reports whether n allows host, which may be spelled in any case,
 // with a trailing dot, in Unicode or in its punycode form.
 func (n Network) Allows(host string) bool {
-	return slices.ContainsFunc(n.Hosts, func(p string) bool { return HostMatches(host, p) })
+	_, ok := n.allowlist().Allows(host)
+	return ok
 }
 
-// HostMatches reports whether host is named by pattern: "*" names every
-// host, "*.example.com" the subdomains of example.com, and any other pattern
-// the host itself and its subdomains. Both sides are compared in their
-// canonical form ([CanonicalHost]); a host without one (it is not a valid
-// name) is named only by "*". It is the one host matcher of Quiver: the
-// policy's domain: rules and [Network] both use it.
+// allowlist is n's list as the proxy matches it. Every pattern was checked
+// when the setting was read.
+func (n Network) allowlist() netproxy.Allowlist {
+	a, _ := netproxy.NewAllowlist(slices.DeleteFunc(slices.Clone(n.Hosts), func(p string) bool { return netproxy.CheckPattern(p) != nil }))
+	return a
+}
+
+// Proxied reports whether n lets confined processes reach some hosts
+// through the proxy: a list of names (and not every host).
+func (n Network) Proxied() bool { return len(n.Hosts) > 0 && !n.All() }
+
+// Union returns the hosts of n and of o: a per-server setting adds to
+// [sandbox] network, as true and false always have.
+func (n Network) Union(o Network) Network {
+	if n.All() || o.All() {
+		return AnyHost
+	}
+	hosts := slices.Clone(n.Hosts)
+	for _, h := range o.Hosts {
+		if !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+	}
+	return Network{Hosts: hosts}
+}
+
+// HostMatches reports whether host is named by pattern as the policy's
+// domain: rules read one: "*" names every host, "*.example.com" the
+// subdomains of example.com, and any other pattern the host itself and its
+// subdomains. Both sides are compared in their canonical form
+// ([netproxy.Canonical]); a host without one (it is not a valid name) is
+// named only by "*". [Network] lists hosts more narrowly: a name there is
+// that host alone.
 func HostMatches(host, pattern string) bool {
 	if pattern == "*" {
 		return true
 	}
-	h, ok := CanonicalHost(host)
+	h, ok := netproxy.Canonical(host)
 	if !ok {
 		return false
 	}
 	sub, wild := strings.CutPrefix(pattern, "*.")
-	p, ok := CanonicalHost(sub)
+	p, ok := netproxy.Canonical(sub)
 	if !ok {
 		return false
 	}
@@ -71,26 +97,6 @@ func HostMatches(host, pattern string) bool {
 		return strings.HasSuffix(h, "."+p)
 	}
 	return h == p || strings.HasSuffix(h, "."+p)
-}
-
-// CanonicalHost returns host as hosts are compared: an IP address in its
-// standard form, a name in lower case, without a trailing dot, with each
-// Unicode label in its ASCII (punycode) form — the name Go's HTTP client
-// looks up. ok is false for a host that is no valid name (an empty one, one
-// with characters a domain name cannot hold).
-func CanonicalHost(host string) (string, bool) {
-	host = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSuffix(host, "]"), "["), ".")
-	if host == "" {
-		return "", false
-	}
-	if a, err := netip.ParseAddr(host); err == nil {
-		return a.Unmap().String(), true
-	}
-	ascii, err := idna.Lookup.ToASCII(host)
-	if err != nil || ascii == "" {
-		return "", false
-	}
-	return strings.ToLower(ascii), true
 }
 
 // UnmarshalTOML reads network = true, false or a list of host patterns.
@@ -115,7 +121,7 @@ func (n *Network) UnmarshalTOML(data []byte) error {
 			if !ok {
 				return fmt.Errorf("sandbox.network[%d]: %v is not a host pattern (a string such as \"docs.example.com\" or \"*.example.com\")", i, e)
 			}
-			if err := checkHostPattern(s); err != nil {
+			if err := netproxy.CheckPattern(s); err != nil {
 				return fmt.Errorf("sandbox.network[%d]: %w", i, err)
 			}
 			hosts = append(hosts, s)
@@ -124,25 +130,6 @@ func (n *Network) UnmarshalTOML(data []byte) error {
 		return nil
 	}
 	return fmt.Errorf("sandbox.network: %s: want true, false or a list of host patterns", strings.TrimSpace(string(data)))
-}
-
-// checkHostPattern refuses a pattern that could name no host, so that a typo
-// is an error rather than a list that silently allows nothing.
-func checkHostPattern(p string) error {
-	if p == "*" {
-		return nil
-	}
-	host := strings.TrimPrefix(p, "*.")
-	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil && host == p {
-		return nil
-	}
-	if strings.ContainsAny(host, "*/:@ ") {
-		return fmt.Errorf("host pattern %q: write a host name (docs.example.com), *.example.com or *; no scheme, port, path or other wildcard", p)
-	}
-	if _, ok := CanonicalHost(host); !ok {
-		return fmt.Errorf("host pattern %q: not a valid host name", p)
-	}
-	return nil
 }
 
 // String is the list as quiver.toml would write it.

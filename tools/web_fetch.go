@@ -24,6 +24,7 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"golang.org/x/net/html/charset"
 
+	"github.com/quiverkit/quiver/sandbox/netproxy"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -203,27 +204,9 @@ func checkFetchURL(raw string, allowPrivate bool) (*url.URL, error) {
 	return u, nil
 }
 
-// blockedAddr names the range addr is in when web_fetch must not reach it.
-func blockedAddr(addr netip.Addr) string {
-	addr = addr.Unmap()
-	switch {
-	case addr.IsLoopback():
-		return "loopback"
-	case addr.IsPrivate():
-		return "private"
-	case addr.IsLinkLocalUnicast(), addr.IsLinkLocalMulticast():
-		return "link-local"
-	case addr.IsMulticast(), addr.IsInterfaceLocalMulticast():
-		return "multicast"
-	case addr.IsUnspecified():
-		return "unspecified"
-	case cgnat.Contains(addr):
-		return "shared (carrier-grade NAT)"
-	}
-	return ""
-}
-
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+// blockedAddr names the range addr is in when web_fetch must not reach it:
+// the proxy's notion of a non-public address, one for both.
+func blockedAddr(addr netip.Addr) string { return netproxy.NonPublic(addr) }
 
 // errBlocked marks a dial refused by the address check.
 type errBlocked struct {
