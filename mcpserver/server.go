@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -369,16 +370,21 @@ func (s *Server) serveSession(ctx context.Context, ss *mcp.ServerSession) error 
 }
 
 // toolSession is the toolkit's session (tool.WithSession) of an MCP
-// session's calls, which its background jobs belong to: the HTTP session's
-// id (random, made by the SDK), or, over stdio, where a session has no id,
-// the session's address, its own while it lives; its jobs are ended before
-// Run lets it go.
+// session's calls, which its background jobs and its plan belong to: the
+// HTTP session's id (random, made by the SDK), or, over stdio, where a
+// session has no id, the session's address, its own while it lives, after
+// a token of the process's own (a plan kept in a Redis that other
+// processes share must not meet theirs); its jobs are ended before Run lets
+// it go.
 func toolSession(ss *mcp.ServerSession) string {
 	if id := ss.ID(); id != "" {
 		return "mcp:" + id
 	}
-	return fmt.Sprintf("mcp-stdio:%p", ss)
+	return fmt.Sprintf("mcp-stdio:%s:%p", processToken(), ss)
 }
+
+// processToken tells this process's stdio sessions from another's.
+var processToken = sync.OnceValue(rand.Text)
 
 // endSession kills the background jobs of a session that has ended.
 func (s *Server) endSession(id string) {

@@ -3,12 +3,14 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -57,37 +59,84 @@ type WriteTodosOutput struct {
 // WriteTodos is a typed reference to write_todos, for quiver.Call.
 var WriteTodos = tool.RefTo[WriteTodosInput, *WriteTodosOutput]("write_todos")
 
-// PlanKey is the dependency key of the toolkit's plan. It is Shared, so one
-// plan lives across the calls of a toolkit; a host reads it (to show it in a
-// UI) with quiver.Dependency(ctx, tk, tools.PlanKey), or provides its own
-// *Plan as an override.
+// PlanKey is the dependency key of the default session's plan (calls made
+// without tool.WithSession: a host with a single agent, quiver run). It is
+// Shared, so one plan lives across the calls of a toolkit; a host reads it
+// (to show it in a UI) with quiver.Dependency(ctx, tk, tools.PlanKey), or
+// provides its own *Plan as an override. Every other session's plan is kept
+// by [PlansKey]'s store.
 var PlanKey = tool.Key[*Plan]{ID: "quiver.plan", Shared: true,
 	Create: func(context.Context) (*Plan, error) { return NewPlan(), nil }}
+
+// PlansKey is the dependency key of the store that keeps the plan of each
+// named session (each MCP client's), so that one client's write_todos never
+// replaces another's plan. It is in memory by default, each plan dropped
+// when its session ends; quiver serve keeps them in Redis when the outputs
+// are there (package outputcache/redisstore).
+var PlansKey = tool.Key[PlanStore]{ID: "quiver.plans", Shared: true,
+	Create: func(context.Context) (PlanStore, error) { return NewPlans(), nil }}
+
+// PlanStore keeps the plan of each session. Implementations are safe for
+// concurrent use.
+type PlanStore interface {
+	// Replace sets session's plan to what [NextPlan] makes of it and items,
+	// and returns the new plan's items.
+	Replace(ctx context.Context, session string, items []TodoInput) ([]PlanItem, error)
+}
+
+// PlanState is a plan as a store keeps it: the items, and the number the
+// next new step takes.
+type PlanState struct {
+	Items []PlanItem `json:"items"`
+	Next  int        `json:"next"`
+}
+
+// NextPlan returns the plan items make of prev, keeping the id of every
+// item whose content was already in prev (the first unclaimed one, for
+// repeated contents) and giving new items the next step numbers. It is the
+// one rule of every PlanStore.
+func NextPlan(prev PlanState, items []TodoInput) PlanState {
+	old := map[string][]string{}
+	for _, it := range prev.Items {
+		old[it.Content] = append(old[it.Content], it.ID)
+	}
+	next := PlanState{Items: make([]PlanItem, len(items)), Next: max(prev.Next, 1)}
+	for i, in := range items {
+		id := ""
+		if ids := old[in.Content]; len(ids) > 0 {
+			id, old[in.Content] = ids[0], ids[1:]
+		} else {
+			id = "step-" + strconv.Itoa(next.Next)
+			next.Next++
+		}
+		next.Items[i] = PlanItem{ID: id, Content: in.Content, ActiveForm: in.ActiveForm, Status: in.Status}
+	}
+	return next
+}
 
 // Plan is the agent's plan as write_todos last set it. Safe for concurrent
 // use.
 type Plan struct {
 	mu       sync.Mutex
-	items    []PlanItem
-	next     int // the number of the next new step
+	state    PlanState
 	watchers []func([]PlanItem)
 }
 
 // NewPlan returns an empty plan.
-func NewPlan() *Plan { return &Plan{next: 1} }
+func NewPlan() *Plan { return &Plan{} }
 
 // Snapshot returns a copy of the plan's items, in order.
 func (p *Plan) Snapshot() []PlanItem {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return slices.Clone(p.items)
+	return slices.Clone(p.state.Items)
 }
 
 // Current returns the item in progress, if there is one.
 func (p *Plan) Current() (PlanItem, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, it := range p.items {
+	for _, it := range p.state.Items {
 		if it.Status == TodoInProgress {
 			return it, true
 		}
@@ -103,33 +152,47 @@ func (p *Plan) OnChange(fn func([]PlanItem)) {
 	p.mu.Unlock()
 }
 
-// replace sets the plan to items, keeping the id of every item whose
-// content was already in the plan (the first unclaimed one, for repeated
-// contents) and giving new items the next step numbers.
+// replace sets the plan to what NextPlan makes of it and items.
 func (p *Plan) replace(items []TodoInput) []PlanItem {
 	p.mu.Lock()
-	old := map[string][]string{}
-	for _, it := range p.items {
-		old[it.Content] = append(old[it.Content], it.ID)
-	}
-	next := make([]PlanItem, len(items))
-	for i, in := range items {
-		id := ""
-		if ids := old[in.Content]; len(ids) > 0 {
-			id, old[in.Content] = ids[0], ids[1:]
-		} else {
-			id = "step-" + strconv.Itoa(p.next)
-			p.next++
-		}
-		next[i] = PlanItem{ID: id, Content: in.Content, ActiveForm: in.ActiveForm, Status: in.Status}
-	}
-	p.items = next
+	p.state = NextPlan(p.state, items)
+	next := p.state.Items
 	watchers := slices.Clone(p.watchers)
 	p.mu.Unlock()
 	for _, fn := range watchers {
 		fn(slices.Clone(next))
 	}
 	return slices.Clone(next)
+}
+
+// Plans is the in-memory PlanStore: a plan per session, dropped when the
+// session ends.
+type Plans struct {
+	mu    sync.Mutex
+	plans map[string]*Plan
+}
+
+// NewPlans returns a store with no plans.
+func NewPlans() *Plans { return &Plans{plans: map[string]*Plan{}} }
+
+// Replace sets session's plan.
+func (ps *Plans) Replace(_ context.Context, session string, items []TodoInput) ([]PlanItem, error) {
+	ps.mu.Lock()
+	p := ps.plans[session]
+	if p == nil {
+		p = NewPlan()
+		ps.plans[session] = p
+	}
+	ps.mu.Unlock()
+	return p.replace(items), nil
+}
+
+// CloseSession drops session's plan.
+func (ps *Plans) CloseSession(session string) error {
+	ps.mu.Lock()
+	delete(ps.plans, session)
+	ps.mu.Unlock()
+	return nil
 }
 
 func newWriteTodos() *tool.Tool {
@@ -142,17 +205,42 @@ func writeTodos(ctx context.Context, tc tool.Context, in WriteTodosInput) (*Writ
 	if err := checkTodos(in.Items); err != nil {
 		return nil, err
 	}
-	plan, err := tool.Resolve(ctx, tc, PlanKey)
+	items, err := replacePlan(ctx, tc, in.Items)
 	if err != nil {
 		return nil, err
 	}
-	out := &WriteTodosOutput{Items: plan.replace(in.Items), MaxItems: MaxTodoItems}
+	out := &WriteTodosOutput{Items: items, MaxItems: MaxTodoItems}
 	for i := range out.Items {
 		if out.Items[i].Status == TodoInProgress {
 			out.CurrentItem = &out.Items[i]
 		}
 	}
 	return out, nil
+}
+
+// replacePlan sets the plan of the call's session: the default session's
+// is PlanKey's, every other one's is kept by PlansKey's store.
+func replacePlan(ctx context.Context, tc tool.Context, items []TodoInput) ([]PlanItem, error) {
+	session := tool.SessionOf(ctx)
+	if session == "" {
+		plan, err := tool.Resolve(ctx, tc, PlanKey)
+		if err != nil {
+			return nil, err
+		}
+		return plan.replace(items), nil
+	}
+	store, err := tool.Resolve(ctx, tc, PlansKey)
+	if err != nil {
+		return nil, err
+	}
+	got, err := store.Replace(ctx, session, items)
+	switch {
+	case errors.Is(err, outputcache.ErrUnavailable):
+		return nil, tool.Errorf(tool.CodeStoreUnavailable, "keeping the plan: %w; the previous plan stands: try again later", err)
+	case err != nil:
+		return nil, tool.Errorf(tool.CodeExecutionFailed, "keeping the plan: %w", err)
+	}
+	return got, nil
 }
 
 // checkTodos holds the items to the rules the schema cannot state, naming

@@ -3,11 +3,14 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/tool/tooltest"
 )
 
 // hostPlan returns the plan as a host sees it: the shared value of PlanKey.
@@ -177,5 +180,69 @@ func TestWriteTodosSpecContract(t *testing.T) {
 		`"currentItem":{"id":"step-1","content":"Gather context","activeForm":"Gathering context","status":"in_progress"}}`
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
+	}
+}
+
+// TestWriteTodosPlanPerSession: each session has its own plan, ids and all;
+// the default session's is the host's (PlanKey), and a session's plan goes
+// when the session ends.
+func TestWriteTodosPlanPerSession(t *testing.T) {
+	e := newCacheEnv(t, nil)
+	call := func(session, args string) []string {
+		t.Helper()
+		ctx := context.Background()
+		if session != "" {
+			ctx = tool.WithSession(ctx, session)
+		}
+		res, err := tooltest.Call(ctx, newWriteTodos(), e.shared, args)
+		if err != nil {
+			t.Fatalf("session %q: %v", session, err)
+		}
+		var ids []string
+		for _, it := range res.Output.(*WriteTodosOutput).Items {
+			ids = append(ids, it.ID)
+		}
+		return ids
+	}
+	two := `{"items":[{"content":"A","activeForm":"Aing","status":"in_progress"},{"content":"B","activeForm":"Bing","status":"pending"}]}`
+	one := `{"items":[{"content":"C","activeForm":"Cing","status":"pending"}]}`
+	for _, s := range []struct {
+		session, args string
+		want          []string
+	}{
+		{"mcp:a", two, []string{"step-1", "step-2"}},
+		{"mcp:b", one, []string{"step-1"}},
+		{"", one, []string{"step-1"}},
+		{"mcp:a", one, []string{"step-3"}},
+		{"mcp:b", two, []string{"step-2", "step-3"}},
+	} {
+		if diff := cmp.Diff(s.want, call(s.session, s.args)); diff != "" {
+			t.Errorf("session %q (-want +got):\n%s", s.session, diff)
+		}
+	}
+	if got := hostPlan(t, e).Snapshot(); len(got) != 1 || got[0].Content != "C" {
+		t.Errorf("the host's plan (the default session's) took another session's: %+v", got)
+	}
+	if err := e.shared.CloseSession("mcp:a"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"step-1"}, call("mcp:a", one)); diff != "" {
+		t.Errorf("after the session ended (-want +got):\n%s", diff)
+	}
+}
+
+// unavailablePlans is a PlanStore whose backing store cannot be reached.
+type unavailablePlans struct{}
+
+func (unavailablePlans) Replace(context.Context, string, []TodoInput) ([]PlanItem, error) {
+	return nil, fmt.Errorf("redis down: %w", outputcache.ErrUnavailable)
+}
+
+func TestWriteTodosStoreUnavailable(t *testing.T) {
+	shared := tool.NewScope(map[string]tool.Factory{PlansKey.ID: func(context.Context) (any, error) { return PlanStore(unavailablePlans{}), nil }}, nil)
+	_, err := tooltest.Call(tool.WithSession(context.Background(), "mcp:a"), newWriteTodos(), shared,
+		`{"items":[{"content":"A","activeForm":"Aing","status":"pending"}]}`)
+	if tool.CodeOf(err) != tool.CodeStoreUnavailable || !strings.Contains(err.Error(), "try again later") {
+		t.Errorf("write_todos with its store down: %v, want STORE_UNAVAILABLE", err)
 	}
 }

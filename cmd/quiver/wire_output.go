@@ -20,7 +20,7 @@ import (
 // wireOutput sets the output cache from [output] (the CLI's default store is
 // the directory store, so that a later `quiver call tool_output_cache`
 // reads a ref an earlier call made; a Redis URL shares one store between
-// serve replicas) and registers the [outputs.NAME]
+// serve replicas, with write_todos's plans) and registers the [outputs.NAME]
 // schemas for validate_output.
 func (a *app) wireOutput(cfg *config.Config) ([]quiver.Option, error) {
 	c := cfg.Output
@@ -47,6 +47,11 @@ func (a *app) wireOutput(cfg *config.Config) ([]quiver.Option, error) {
 		store = ds
 	}
 	opts := []quiver.Option{quiver.WithOutputCache(store, budget)}
+	if a.redis != nil {
+		// what a replica keeps of a session goes where the outputs go
+		plans := a.redis.Plans()
+		opts = append(opts, quiver.Override(tools.PlansKey, func(context.Context) (tools.PlanStore, error) { return plans, nil }))
+	}
 	if len(cfg.Outputs) == 0 {
 		return opts, nil
 	}

@@ -38,6 +38,12 @@
 // refs should outlive its restarts. Every error of reaching Redis wraps
 // [outputcache.ErrUnavailable].
 //
+// # Plans
+//
+// The store also keeps what else a replica holds of a session that another
+// would need: write_todos's plan of each session ([Store.Plans]), under
+// PREFIX todos:SESSION.
+//
 // The store uses single-key commands and MULTI on keys of one output with
 // the shared bookkeeping keys, so it needs one Redis (or a primary with
 // replicas), not a Redis Cluster.
