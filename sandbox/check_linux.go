@@ -170,7 +170,7 @@ func (p *Profile) spec() launch.Spec {
 	return launch.Spec{ReadOnly: p.Scope == ReadOnly, Workspace: p.Workspace, Writable: p.Writable,
 		Protected: p.Protected, Network: p.Network, TempDir: p.TempDir,
 		Readable: p.Readable, Limited: p.Readable != nil,
-		UnixSockets: p.UnixSockets, Limits: p.Limits.launch(), LandlockABI: abiCap()}
+		UnixSockets: p.UnixSockets, Limits: p.Limits.launch(), LandlockABI: abiCap(), Terminal: p.terminal}
 }
 
 // MayWrite reports whether a process started under p may write path, or
@@ -242,7 +242,7 @@ func Inspect(cfg Config) Report {
 // the package doc, One call, one confined world).
 var processLayers = []string{
 	"launcher environment: the spec alone (no LD_PRELOAD, LD_AUDIT or GODEBUG of a call reaches it)",
-	"new session (setsid): the program has no controlling terminal",
+	"new session (setsid): the program has no controlling terminal, but the call's own pseudo-terminal with exec_command's tty: true",
 	"inherited descriptors: every one from 3 up closed, but those passed on purpose",
 	"lifetime: the launcher is the PID namespace's init and dies with its host (parent-death signal); every process ends with the call",
 	"the launcher is non-dumpable: no ptrace of it, no /proc/1/mem",
@@ -276,7 +276,7 @@ func profileReports(r Report, cfg Config) []ProfileReport {
 		reads = "reads only the workspace, writable_roots, the call's TMPDIR and the system's program directories (Landlock; [sandbox] read = \"workspace\"), and not the paths a read deny masks"
 	}
 	common := []string{reads, network, sockets,
-		"no terminal injection (a session of its own, with no controlling terminal; seccomp: TIOCSTI, TIOCLINUX)",
+		"no terminal injection (a session of its own, with no controlling terminal but the call's own pseudo-terminal; seccomp: TIOCSTI, TIOCLINUX)",
 		"signals stay inside (" + signalFence(r) + ")",
 		"no host System V IPC or POSIX message queue (an IPC namespace)",
 		"no process outlives the call (the PID namespace's init is the launcher)",

@@ -59,6 +59,19 @@ type Process struct {
 	// killed by the group's mark in its environment (Linux; see Group), as
 	// for any unconfined Process.
 	Interactive bool
+	// Terminal says that the program's standard input is a terminal
+	// whose other end Quiver holds: the slave of a pseudo-terminal it
+	// opened for the call (exec_command's tty), never a terminal of
+	// Quiver's own. Confined, the launcher makes it the program's
+	// controlling terminal in the program's new session, so that job
+	// control, Ctrl-C written to the terminal and /dev/tty work; when it
+	// cannot (standard input is not a terminal, or the terminal already
+	// controls another program's session) the program has none, as
+	// without Terminal. Unconfined, the program gets no controlling
+	// terminal. Nothing else changes: the program runs under the same
+	// launcher and profile, and its injection into a terminal (TIOCSTI,
+	// TIOCLINUX) is refused as always.
+	Terminal bool
 	// Sealed, when not nil, is the program itself: exactly these bytes
 	// run, and the file at the path the Process was made with is not read
 	// again. It is for a program trusted by its content's digest (a pinned
@@ -216,6 +229,11 @@ func (f closerFunc) Close() error { f(); return nil }
 func (p *Process) forProgram() {
 	p.Profile, p.Args = p.Profile.ForProgram(p.path, p.Args)
 	p.guard = p.Profile.GuardGit()
+	if p.Terminal && p.Profile.Confined() {
+		q := *p.Profile
+		q.terminal = true
+		p.Profile = &q
+	}
 }
 
 // build returns the exec.Cmd of p: the program under its profile, with

@@ -145,6 +145,7 @@ type Profile struct {
 	noProcess bool     // see NoProcess
 	gitWrite  bool     // an approved git: see ForProgram
 	execOnly  []string // a read-only git: see ForProgram
+	terminal  bool     // standard input is Quiver's pseudo-terminal: see Process.Terminal
 	// readOnlyAsked is set by With(ReadOnly), also on a profile the
 	// operator turned off: git's read-only protections apply all the same.
 	readOnlyAsked bool

@@ -30,6 +30,7 @@ type ExecCommandInput struct {
 	Env         []string `json:"env,omitempty" jsonschema:"extra environment variables, each NAME=VALUE; the host's environment is not passed on"`
 	Background  bool     `json:"background,omitempty" jsonschema:"start the command as a background job and return its id at once (servers, watchers, long builds); read it with exec_output, stop it with exec_kill; your session's jobs are killed when it ends. Processes a command leaves behind without this are killed when it ends"`
 	YieldTimeMS *int     `json:"yield_time_ms,omitempty" jsonschema:"answer after this many milliseconds with the output so far and, if the command still runs, a session_id to send it input with write_stdin (at most timeout_secs' limit)" minimum:"0"`
+	TTY         bool     `json:"tty,omitempty" jsonschema:"run it in a pseudo-terminal (for programs that need one: REPLs, prompts, pagers); input is echoed, and write_stdin's \u0003 is Ctrl-C"`
 }
 
 // ExecCommandOutput is exec_command's typed output.
@@ -176,6 +177,12 @@ func execCommand(ctx context.Context, tc tool.Context, in ExecCommandInput) (*Ex
 	if err != nil {
 		return nil, err
 	}
+	if in.TTY {
+		// Owned from here by the run or the job that gets it.
+		if spec.TTY, err = shell.OpenTTY(); err != nil {
+			return nil, tool.Errorf(tool.CodeExecutionFailed, "field \"tty\": %w", err)
+		}
+	}
 	if in.Background {
 		return startJob(ctx, tc, spec, in)
 	}
@@ -292,6 +299,9 @@ type outputLocation struct {
 // its output's head and tail, the whole output stored behind a ref or in a
 // file when it outgrew the budget.
 func runForeground(ctx context.Context, tc tool.Context, spec shell.Spec, timeout time.Duration) (*ExecCommandOutput, error) {
+	if spec.TTY != nil {
+		defer spec.TTY.Close()
+	}
 	split, err := budgetSplit(ctx, tc)
 	if err != nil {
 		return nil, err
@@ -454,7 +464,12 @@ func startSession(ctx context.Context, tc tool.Context, spec shell.Spec, in Exec
 
 // launchJob checks the sandbox and starts the command as a job of the
 // call's session, interactive or not.
-func launchJob(ctx context.Context, tc tool.Context, spec shell.Spec, in ExecCommandInput, interactive bool) (*shell.Job, error) {
+func launchJob(ctx context.Context, tc tool.Context, spec shell.Spec, in ExecCommandInput, interactive bool) (job *shell.Job, err error) {
+	defer func() {
+		if job == nil && spec.TTY != nil {
+			spec.TTY.Close()
+		}
+	}()
 	jobs, err := tool.Resolve(ctx, tc, jobsKey)
 	if err != nil {
 		return nil, err
@@ -468,11 +483,11 @@ func launchJob(ctx context.Context, tc tool.Context, spec shell.Spec, in ExecCom
 			return nil, sandbox.ToolError(err)
 		}
 	}
-	start := jobs.Start
+	start := jobs.Start // which owns spec.TTY from here
 	if interactive {
 		start = jobs.StartInteractive
 	}
-	job, err := start(ctx, tool.SessionOf(ctx), spec, timeout)
+	job, err = start(ctx, tool.SessionOf(ctx), spec, timeout)
 	if err != nil && ctx.Err() != nil {
 		return nil, tool.Errorf(tool.CodeCancelled, "the job was not started: %w", err)
 	}

@@ -174,6 +174,7 @@ func (st *runState) start(ctx context.Context, p procIO, path string, argv []str
 	proc := st.group.Command(path)
 	proc.Args, proc.Env, proc.Dir = argv, p.env, p.dir
 	proc.Stdin, proc.Stdout, proc.Stderr = p.stdin, p.stdout, p.stderr
+	proc.Terminal = st.spec.TTY != nil
 	if _, ok := p.stdout.(*os.File); !ok {
 		proc.Stdout = &limitWriter{w: p.stdout, n: maxCapture, name: argv[0], stderr: p.stderr}
 	}

@@ -34,8 +34,10 @@ func (js *Jobs) Start(ctx context.Context, session string, spec Spec, timeout ti
 }
 
 // StartInteractive starts spec as [Jobs.Start] does, with a pipe for its
-// standard input that [Job.Write] writes to: a REPL, a prompt, a debugger
-// can be driven. The pipe closes when the job ends. It is the same job in
+// standard input that [Job.Write] writes to — or spec.TTY, a terminal, to
+// type into — so that a REPL, a prompt, a debugger can be driven. The pipe
+// or the terminal closes when the job ends (a job owns the spec.TTY it was
+// given, interactive or not, from the moment Start is called). It is the same job in
 // every other way: confined, capped, its session's, killed with it.
 func (js *Jobs) StartInteractive(ctx context.Context, session string, spec Spec, timeout time.Duration) (*Job, error) {
 	return js.start(ctx, session, spec, timeout, true)
@@ -44,6 +46,12 @@ func (js *Jobs) StartInteractive(ctx context.Context, session string, spec Spec,
 func (js *Jobs) start(ctx context.Context, session string, spec Spec, timeout time.Duration, interactive bool) (*Job, error) {
 	js.mu.Lock()
 	defer js.mu.Unlock()
+	handed := false
+	defer func() {
+		if !handed && spec.TTY != nil {
+			spec.TTY.Close()
+		}
+	}()
 	if js.closed {
 		return nil, errors.New("the job registry is closed")
 	}
@@ -74,7 +82,10 @@ func (js *Jobs) start(ctx context.Context, session string, spec Spec, timeout ti
 	if err := j.openLog(js.dir); err != nil {
 		return nil, err
 	}
-	if interactive {
+	switch {
+	case spec.TTY != nil:
+		j.tty = spec.TTY
+	case interactive:
 		r, w, err := os.Pipe()
 		if err != nil {
 			j.log.Close()
@@ -107,8 +118,13 @@ func (js *Jobs) start(ctx context.Context, session string, spec Spec, timeout ti
 			j.input.Close()
 			j.input = nil
 		}
+		if j.tty != nil {
+			j.tty.Close()
+			j.tty = nil
+		}
 		j.inMu.Unlock()
 	}()
+	handed = true
 	js.jobs[j.ID] = j
 	js.order = append(js.order, j.ID)
 	js.expire(session)
@@ -282,6 +298,12 @@ const inputStall = 10 * time.Second
 func (j *Job) Write(p []byte) error {
 	j.inMu.Lock()
 	defer j.inMu.Unlock()
+	if j.tty != nil {
+		if err := j.tty.Write(p, time.Now().Add(inputStall)); err != nil {
+			return fmt.Errorf("job input: %w", err)
+		}
+		return nil
+	}
 	if j.input == nil {
 		return ErrNoInput
 	}

@@ -70,24 +70,22 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 			return Outcome{}, err
 		}
 	}
-	stdin := spec.Stdin
-	if stdin == nil {
-		null, err := os.Open(os.DevNull)
-		if err != nil {
-			return Outcome{}, fmt.Errorf("shell: stdin: %w", err)
-		}
-		defer null.Close()
-		stdin = null
-	}
-	pr, pw, err := os.Pipe()
+	stdin, pr, pw, err := runStreams(spec)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("shell: output pipe: %w", err)
+		return Outcome{}, err
+	}
+	if spec.Stdin == nil && spec.TTY == nil {
+		defer stdin.Close()
+	}
+	var src io.Reader = pr
+	if spec.TTY != nil {
+		src = readEnd{pr}
 	}
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
 		buf := make([]byte, 64<<10)
-		io.CopyBuffer(onlyWriter{spec.Output}, pr, buf)
+		io.CopyBuffer(onlyWriter{spec.Output}, src, buf)
 	}()
 
 	st := &runState{spec: &spec, halt: halt, group: group, basePath: envValue(spec.BaseEnv, "PATH"), base: envMap(spec.BaseEnv)}
@@ -100,7 +98,7 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 	halt(errRunEnded)
 	group.Kill()
 	if !st.joinBackground(strayWait) {
-		killPipeHolders(pr)
+		killOutputHolders(spec, pr)
 		st.joinBackground(drainGrace)
 	}
 	group.Close()
@@ -108,10 +106,14 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 	pw.Close()
 	if !done(copied, strayWait) {
 		// Something outside the dead process group still holds the output.
-		killPipeHolders(pr)
+		killOutputHolders(spec, pr)
 		done(copied, drainGrace)
 	}
-	pr.Close() // unblocks the copy if a stray process still holds the pipe
+	if spec.TTY != nil {
+		pr.SetReadDeadline(time.Now()) // the caller closes the terminal
+	} else {
+		pr.Close() // unblocks the copy if a stray process still holds the pipe
+	}
 	<-copied
 
 	out := Outcome{ExitCode: code, Refused: st.refusals(), Duration: time.Since(start)}
@@ -123,6 +125,39 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 		out.ExitCode = -1
 	}
 	return out, nil
+}
+
+// killOutputHolders kills what outside the run's dead process group holds
+// its output: the pipe r reads, or its terminal.
+func killOutputHolders(spec Spec, r *os.File) {
+	if spec.TTY != nil {
+		killTTYHolders(spec.TTY)
+		return
+	}
+	killPipeHolders(r)
+}
+
+// runStreams returns the run's standard input and the two ends of its
+// output: /dev/null (or spec.Stdin) and a pipe, or the terminal's slave
+// and its master side (spec.TTY).
+func runStreams(spec Spec) (stdin, r, w *os.File, err error) {
+	if spec.TTY != nil {
+		return spec.TTY.slave, spec.TTY.master, spec.TTY.slave, nil
+	}
+	stdin = spec.Stdin
+	if stdin == nil {
+		if stdin, err = os.Open(os.DevNull); err != nil {
+			return nil, nil, nil, fmt.Errorf("shell: stdin: %w", err)
+		}
+	}
+	r, w, err = os.Pipe()
+	if err != nil {
+		if spec.Stdin == nil {
+			stdin.Close()
+		}
+		return nil, nil, nil, fmt.Errorf("shell: output pipe: %w", err)
+	}
+	return stdin, r, w, nil
 }
 
 func stopOf(cause error) Stop {

@@ -52,3 +52,12 @@ func (j *Job) Kill(outputcache.Split) (Snapshot, error) { return Snapshot{}, err
 
 // Read refuses: no job can start here.
 func (j *Job) Read(outputcache.Split) (Snapshot, error) { return Snapshot{}, errNoRun }
+
+// OpenTTY refuses: see errNoRun.
+func OpenTTY() (*TTY, error) { return nil, errNoRun }
+
+// Write refuses: see errNoRun.
+func (t *TTY) Write([]byte, time.Time) error { return errNoRun }
+
+// Close does nothing: no terminal opens here.
+func (t *TTY) Close() error { return nil }

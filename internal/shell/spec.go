@@ -43,9 +43,26 @@ type Spec struct {
 	// it. An interactive job's is a pipe (see [Jobs.StartInteractive]).
 	Stdin *os.File
 
+	// TTY, when set, is a pseudo-terminal the run's programs get as their
+	// standard input, output and error instead of Stdin and a pipe: the
+	// output is read from its other end, and input goes in there too
+	// ([TTY.Write]). The caller opens it ([OpenTTY]) and closes it once
+	// Run has returned.
+	TTY *TTY
+
 	// Output receives standard output and standard error, interleaved as
-	// produced (both are one pipe), from a single goroutine.
+	// produced (both are one pipe, or the terminal), from a single
+	// goroutine.
 	Output io.Writer
+}
+
+// TTY is a pseudo-terminal for a run ([Spec.TTY]). Quiver keeps its master
+// side (opened close-on-exec: no program inherits it); programs get only
+// the slave, which the run closes when it ends.
+type TTY struct {
+	master, slave *os.File
+	closeOnce     sync.Once
+	closeErr      error
 }
 
 // Stop says why a run ended before its commands did.
@@ -116,6 +133,7 @@ type Job struct {
 	session string // the session that started it (see [Jobs.Start])
 	inMu    sync.Mutex
 	input   *os.File // the write end of an interactive job's standard input; nil once it ended (guarded by inMu)
+	tty     *TTY     // the job's terminal, its input and output; nil once it ended (guarded by inMu)
 	logPath string
 	log     *os.File // written by the run
 	reader  *os.File // read by Read

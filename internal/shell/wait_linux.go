@@ -24,6 +24,30 @@ func killPipeHolders(f *os.File) {
 		return
 	}
 	target := fmt.Sprintf("pipe:[%d]", st.Ino)
+	killHolders(func(fd string) bool {
+		link, err := os.Readlink(fd)
+		return err == nil && link == target
+	})
+}
+
+// killTTYHolders kills every other process that holds the terminal's slave
+// side, for the reason killPipeHolders kills a pipe's holders. The slave is
+// known by its device and inode, not by its name: another mount
+// namespace's /dev/pts has names of its own.
+func killTTYHolders(t *TTY) {
+	var want syscall.Stat_t
+	if err := syscall.Stat(t.slave.Name(), &want); err != nil {
+		return
+	}
+	killHolders(func(fd string) bool {
+		var st syscall.Stat_t
+		return syscall.Stat(fd, &st) == nil && st.Dev == want.Dev && st.Ino == want.Ino && st.Rdev == want.Rdev
+	})
+}
+
+// killHolders kills every other process with a descriptor (named by its
+// path in /proc) that holds matches.
+func killHolders(holds func(fd string) bool) {
 	procs, err := os.ReadDir("/proc")
 	if err != nil {
 		return
@@ -39,7 +63,7 @@ func killPipeHolders(f *os.File) {
 			continue
 		}
 		for _, fd := range fds {
-			if link, err := os.Readlink("/proc/" + p.Name() + "/fd/" + fd.Name()); err == nil && link == target {
+			if holds("/proc/" + p.Name() + "/fd/" + fd.Name()) {
 				syscall.Kill(pid, syscall.SIGKILL)
 				break
 			}

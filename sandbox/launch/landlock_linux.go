@@ -152,7 +152,13 @@ func (p *Spec) restrict() error {
 			return err
 		}
 	}
-	if err := add(fsReadFile|fsWriteFile|fsTruncate|fsIoctlDev, writableDevices...); err != nil {
+	devices := writableDevices
+	if p.Terminal {
+		// The program's controlling terminal, the call's own: prompts
+		// (a password, a confirmation) open it to talk to the user.
+		devices = append(devices[:len(devices):len(devices)], "/dev/tty")
+	}
+	if err := add(fsReadFile|fsWriteFile|fsTruncate|fsIoctlDev, devices...); err != nil {
 		return err
 	}
 	if !p.ReadOnly {

@@ -68,6 +68,10 @@ type Spec struct {
 	// Limits and exec the program, which inherits the first stage's
 	// confinement.
 	LimitOnly bool `json:"limit_only,omitempty"`
+	// Terminal asks for the program's standard input, a pseudo-terminal
+	// the host opened for the call, to become its controlling terminal
+	// (see startProgram).
+	Terminal bool `json:"terminal,omitempty"`
 	// LandlockABI, when not 0, caps the Landlock ABI the launcher uses: a
 	// test hook that simulates an older kernel (see sandbox's
 	// QUIVER_SANDBOX_LANDLOCK_ABI).

@@ -53,8 +53,10 @@ func (s *Spec) runAsInit() int {
 
 // startProgram forks and execs the program in a new session with no
 // controlling terminal (so it can neither push input into the host's
-// terminal with TIOCSTI nor open /dev/tty), with its environment and the
-// descriptors the host passed on purpose. It returns the program's pid, or
+// terminal with TIOCSTI nor open /dev/tty) — but the call's own
+// pseudo-terminal when Spec.Terminal asks for it, whose other end only the
+// host holds — with its environment and the descriptors the host passed on
+// purpose. It returns the program's pid, or
 // 0 and the exit status of a program that could not be started.
 //
 // It must run on the thread confine confined: the fork happens on the
@@ -74,12 +76,12 @@ func (s *Spec) startProgram() (int, int) {
 			return 0, exitSetup
 		}
 	}
-	pid, err := syscall.ForkExec(path, args, attr)
+	pid, err := forkExecTerminal(path, args, attr, s.Terminal)
 	// A file just written by another process cannot be executed for a
 	// moment (https://go.dev/issue/22315).
 	for delay := time.Millisecond; errors.Is(err, syscall.ETXTBSY) && delay < 300*time.Millisecond; delay *= 2 {
 		time.Sleep(delay)
-		pid, err = syscall.ForkExec(path, args, attr)
+		pid, err = forkExecTerminal(path, args, attr, s.Terminal)
 	}
 	if err == nil {
 		return pid, 0
@@ -89,6 +91,28 @@ func (s *Spec) startProgram() (int, int) {
 		return 0, exitNotFound
 	}
 	return 0, exitCannotExec
+}
+
+// forkExecTerminal forks and execs the program; with terminal, it first
+// tries with standard input as the program's controlling terminal (the
+// host's pseudo-terminal for the call, see Spec.Terminal). The child's
+// TIOCSCTTY fails before the exec, so nothing ran, when standard input is
+// no terminal (ENOTTY: a program of a pipeline) or the terminal controls
+// another session already (EPERM: another program of the line holds it;
+// taking it would need CAP_SYS_ADMIN, which nothing here has): the program
+// then starts without one.
+func forkExecTerminal(path string, args []string, attr *syscall.ProcAttr, terminal bool) (int, error) {
+	if terminal {
+		withTTY := *attr
+		sys := *attr.Sys
+		sys.Setctty, sys.Ctty = true, 0
+		withTTY.Sys = &sys
+		pid, err := syscall.ForkExec(path, args, &withTTY)
+		if !errors.Is(err, syscall.ENOTTY) && !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.EINVAL) {
+			return pid, err
+		}
+	}
+	return syscall.ForkExec(path, args, attr)
 }
 
 // forward passes each signal the launcher receives on to the program's
