@@ -149,7 +149,17 @@ func (p *Profile) wrap(cmd *exec.Cmd) error {
 	s.Exec = p.execOnly
 	s.Masked = p.maskedNow()
 	s.Path, s.Args = cmd.Path, cmd.Args
+	if p.Proxied() {
+		bridge, err := p.bridge()
+		if err != nil {
+			return err
+		}
+		s.Bridge = bridge
+	}
 	if err := launch.Command(s, cmd); err != nil {
+		if s.Bridge != nil {
+			s.Bridge.Close()
+		}
 		var me *launch.MissingError
 		if errors.As(err, &me) {
 			return unavailable(err)
@@ -259,8 +269,11 @@ func profileReports(r Report, cfg Config) []ProfileReport {
 			{Unrestricted, []string{"nothing (the explicit opt-out)"}}}
 	}
 	network := "no network: a network namespace with its own loopback only"
-	if cfg.Network.All() {
+	switch {
+	case cfg.Network.All():
 		network = "the network is on ([sandbox] network = true)"
+	case cfg.Network.Proxied():
+		network = "only " + strings.Join(cfg.Network.Hosts, ", ") + ", over HTTP and CONNECT through Quiver's proxy (HTTP_PROXY: a port of the namespace's own loopback, bridged out by the launcher); no other TCP, no UDP"
 	}
 	sockets := "no Unix sockets (seccomp refuses AF_UNIX; stream socketpairs stay)"
 	switch {

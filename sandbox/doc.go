@@ -18,9 +18,9 @@
 //	                 bring their own isolation (a container)
 //
 // Under the first two, the network is off unless the operator allows every
-// host ([Network]: [sandbox] network = true; a list of names keeps
-// processes offline until a proxy filters their connections by name),
-// and the protected paths inside the workspace (the config in use, .quiver/,
+// host ([Network]: [sandbox] network = true) or names some (a list: the
+// process reaches those over HTTP and CONNECT through Quiver's proxy, and
+// nothing else; see The network proxy), and the protected paths inside the workspace (the config in use, .quiver/,
 // all of .git and the operator's list) stay read-only.
 //
 // # Git's metadata
@@ -97,6 +97,29 @@
 //     loopback servers; a namespace leaves nothing to enumerate. Where
 //     Landlock has them, its scopes (ABI 6: abstract sockets, signals) are
 //     added as a second wall.
+//
+// # The network proxy
+//
+// With [sandbox] network a list of host patterns, a confined process keeps
+// its network namespace, loopback only, and reaches the listed hosts
+// through Quiver's proxy (package netproxy), as Codex and Anthropic's
+// sandbox-runtime do: HTTP_PROXY, HTTPS_PROXY and ALL_PROXY (and their
+// lower-case forms) point at a port of the namespace's loopback; NO_PROXY
+// keeps the loopback's names direct. sandbox-runtime bind-mounts the
+// proxy's Unix socket into the sandbox and bridges it with socat; here
+// nothing confined may make a Unix socket (the filter above), so the
+// bridge is no socket at all on the program's side: the launcher listens
+// on the port and hands each connection it accepts, as a descriptor over a
+// socket pair only it holds, to Quiver, which serves it. The program
+// cannot take the launcher's end (non-dumpable: no pidfd_getfd, no
+// /proc/1/fd) and has no other way out: raw TCP and UDP still reach only
+// its own loopback. The proxy matches the host the request names (the
+// CONNECT target, the absolute URI, and a Host header that must agree),
+// never an address, resolves it once, refuses non-public addresses for a
+// name a wildcard matched and IP literals not listed, and dials the
+// address it checked; it does not look inside TLS. Each request, allowed
+// or refused, is reported to the profile's recorder
+// ([Profile.RecordingContacts]): the call's audit record.
 //
 // bubblewrap would give the same mounts, but as a second program to install
 // and start, and no Landlock; Quiver's own launcher costs one exec of the

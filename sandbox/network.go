@@ -25,9 +25,10 @@ import (
 // that host alone, "*.example.com" the names below example.com (not
 // example.com itself), an IP address that address, "*" every host.
 //
-// A list of names lets the web tools reach those hosts unasked. Processes
-// reach the network only when the list allows every host: a confined
-// process gets its own empty network namespace otherwise.
+// A list of names lets the web tools reach those hosts unasked, and
+// confined processes reach them over HTTP and CONNECT through Quiver's
+// proxy (see the package doc, The network proxy) and nothing else. Only
+// "*" gives processes the network itself.
 type Network struct {
 	// Hosts are the host patterns, as written ("*" for every host).
 	Hosts []string

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -256,10 +257,15 @@ func (p *Process) build() (*exec.Cmd, error) {
 	}
 	cmd.Env = p.group.mark(p, cmd.Env)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.Stdin, p.Stdout, p.Stderr
-	cmd.ExtraFiles = p.extra // before Wrap: the launcher passes them on
+	cmd.ExtraFiles = slices.Clip(p.extra) // before Wrap: the launcher passes them on
 	cmd.WaitDelay = OutputGrace
 	if err := p.Profile.Wrap(cmd); err != nil {
 		return nil, err
+	}
+	// What Wrap added is the launcher's alone (the proxy's bridge): this
+	// side's copy goes once the launcher has it.
+	for _, f := range cmd.ExtraFiles[len(p.extra):] {
+		p.closeAfterStart = append(p.closeAfterStart, f)
 	}
 	return cmd, nil
 }

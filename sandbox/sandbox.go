@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/quiverkit/quiver/sandbox/launch"
+	"github.com/quiverkit/quiver/sandbox/netproxy"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -55,8 +56,8 @@ type Config struct {
 	// binds Quiver's own file tools.
 	Disabled bool `toml:"disabled"`
 	// Network is the list of hosts calls may send data to (see [Network]):
-	// the web tools' unasked hosts and, when it allows every host, the
-	// network of confined processes.
+	// the web tools' unasked hosts, and the hosts confined processes reach
+	// through the proxy (every host: the network itself).
 	Network Network `toml:"network"`
 	// WritableRoots are further directories confined processes may write
 	// under workspace-write. Never a cache that unconfined programs share
@@ -78,6 +79,10 @@ type Config struct {
 	Read ReadScope `toml:"read"`
 	// Limits bound what one confined call may use ([Limits]).
 	Limits Limits `toml:"limits"`
+	// ProxyResolver, when set, is how the proxy of a list of hosts looks
+	// names up ([netproxy.WithResolver]): a test hook that gives test
+	// names a loopback address. Not a setting of quiver.toml.
+	ProxyResolver netproxy.Resolver `toml:"-"`
 }
 
 // ReadScope is [Config] Read, written "all" (or left out) or "workspace".
@@ -142,6 +147,9 @@ type Profile struct {
 	// ([Config] Limits).
 	Limits Limits
 
+	proxy    *netproxy.Proxy   // the proxy of [Config] Network's list; nil for none
+	contacts netproxy.Recorder // told of every request to the proxy: see RecordingContacts
+
 	noProcess bool     // see NoProcess
 	gitWrite  bool     // an approved git: see ForProgram
 	execOnly  []string // a read-only git: see ForProgram
@@ -194,7 +202,7 @@ func New(scope WriteScope, workspace string, cfg Config, protected []string) (*P
 	if err := cfg.Limits.check(); err != nil {
 		return nil, err
 	}
-	p := &Profile{Scope: scope, Off: cfg.Disabled, Workspace: ws, Network: cfg.Network.All(), Limits: cfg.Limits}
+	p := &Profile{Scope: scope, Off: cfg.Disabled, Workspace: ws, Network: cfg.Network.All(), Limits: cfg.Limits, proxy: newProxy(cfg)}
 	for _, r := range cfg.WritableRoots {
 		abs, err := absUnder(ws, r)
 		if err != nil {

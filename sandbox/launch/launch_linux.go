@@ -95,6 +95,14 @@ type Spec struct {
 	// purpose (exec.Cmd.ExtraFiles); every other one is closed. Set by
 	// Command.
 	ExtraFiles int `json:"extra_files,omitempty"`
+	// Proxy is set when the launcher bridges a port of the namespace's
+	// loopback to Quiver's network proxy (bridge_linux.go), through the
+	// descriptor after the extra files. Set by Command from Bridge.
+	Proxy bool `json:"proxy,omitempty"`
+	// Bridge is Quiver's socket pair end that the launcher passes the
+	// proxy's connections over; nil for none. Command appends it to the
+	// command's extra files, after the program's.
+	Bridge *os.File `json:"-"`
 	// Parent is the pid of the process that starts the launcher, as
 	// /proc names it; the launcher dies with it. Set by Command.
 	Parent int `json:"parent,omitempty"`
@@ -131,6 +139,9 @@ func Command(s Spec, cmd *exec.Cmd) error {
 	}
 	s.Env = withoutSpec(s.Env)
 	s.ExtraFiles = len(cmd.ExtraFiles)
+	if s.Proxy = s.Bridge != nil; s.Proxy {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, s.Bridge)
+	}
 	s.Parent = procSelf()
 	raw, err := json.Marshal(s)
 	if err != nil {
@@ -277,7 +288,7 @@ func launch(raw string) int {
 		return exitSetup
 	}
 	if !slices.Contains(s.Without, layerInheritedFDs) { // a test hook, see Spec.Without
-		if err := closeInherited(3 + s.ExtraFiles); err != nil {
+		if err := closeInherited(3 + s.ExtraFiles + s.bridges()); err != nil {
 			fmt.Fprintf(os.Stderr, "quiver-sandbox: %v\n", err)
 			return exitSetup
 		}
@@ -289,7 +300,22 @@ func launch(raw string) int {
 	if s.Path == "" {
 		return 0 // a probe (see Check): confined, and nothing to run
 	}
+	if s.Proxy {
+		if err := s.startBridge(3 + s.ExtraFiles); err != nil {
+			fmt.Fprintf(os.Stderr, "quiver-sandbox: %v\n", err)
+			return exitSetup
+		}
+	}
 	return s.runAsInit()
+}
+
+// bridges is how many descriptors after the extra files the launcher
+// keeps for itself: the proxy's bridge, or none.
+func (s *Spec) bridges() int {
+	if s.Proxy {
+		return 1
+	}
+	return 0
 }
 
 // parseSpec decodes the launch spec.
