@@ -36,6 +36,10 @@ type GrepSearchOutput struct {
 	TotalMatches int        `json:"total_matches"`     // matching lines in all files (files mode: files with a match)
 	TotalFiles   int        `json:"total_files"`       // files with a match
 	Truncated    bool       `json:"truncated"`         // max_results left matches or files out
+	// BudgetCut says that the workspace's backend (a remote repository)
+	// reached its bound on requests or bytes before every file was read:
+	// the totals count the files read.
+	BudgetCut bool `json:"budget_cut,omitempty"`
 }
 
 // GrepLine is one line of grep_search's content output.
@@ -149,7 +153,7 @@ func searchError(ctx context.Context, err error) error {
 
 func grepOutput(r search.GrepResult, mode search.Mode) *GrepSearchOutput {
 	out := &GrepSearchOutput{Mode: [...]string{"content", "files", "count"}[mode],
-		TotalMatches: r.TotalMatches, TotalFiles: r.TotalFiles, Truncated: r.Truncated}
+		TotalMatches: r.TotalMatches, TotalFiles: r.TotalFiles, Truncated: r.Truncated, BudgetCut: r.BudgetCut}
 	for _, f := range r.Files {
 		path := printable(f.Path)
 		if mode != search.ModeContent {
@@ -177,6 +181,9 @@ func (o *GrepSearchOutput) Render() tool.Result {
 	switch {
 	case o.TotalFiles == 0:
 		b.WriteString("No matches. (Hidden files, binary files and files ignored by .gitignore, .ignore or .quiverignore are not searched.)")
+		if o.BudgetCut {
+			b.WriteString("\n" + budgetCutNote)
+		}
 		return tool.Text(b.String())
 	case o.Mode == "files":
 		for _, f := range o.Files {
@@ -192,8 +199,14 @@ func (o *GrepSearchOutput) Render() tool.Result {
 	if o.Truncated {
 		b.WriteString("\n" + o.truncationNote() + "\n")
 	}
+	if o.BudgetCut {
+		b.WriteString("\n" + budgetCutNote + "\n")
+	}
 	return tool.Text(strings.TrimSuffix(b.String(), "\n"))
 }
+
+// budgetCutNote says that a backend's bound ended a search early.
+const budgetCutNote = "[the search stopped early: the repository's backend reached its bound on requests or bytes; narrow path or file_pattern to search the rest]"
 
 // truncationNote says how much max_results left out.
 func (o *GrepSearchOutput) truncationNote() string {

@@ -67,7 +67,7 @@ func readFile(ctx context.Context, tc tool.Context, in ReadFileInput) (*ReadFile
 	if err != nil {
 		return nil, err
 	}
-	f, err := ws.Open(rel)
+	f, err := ws.OpenRead(rel)
 	if err != nil {
 		return nil, err
 	}

@@ -128,6 +128,7 @@ type listEntry struct {
 	mode  fs.FileMode
 	size  int64
 	link  string // a symlink's target
+	sub   bool   // a submodule (workspace.IsSubmodule)
 	err   string // why a directory could not be listed
 }
 
@@ -136,6 +137,8 @@ func (e listEntry) label() string {
 	switch {
 	case e.err != "":
 		return name + "/ [" + e.err + "]"
+	case e.sub:
+		return name + "/ [submodule]"
 	case e.dir:
 		return name + "/"
 	case e.link != "":
@@ -213,7 +216,10 @@ func entryOf(ws *workspace.Workspace, dir string, d fs.DirEntry, stack workspace
 	}
 	e := listEntry{rel: rel, dir: d.IsDir(), mode: d.Type()}
 	if d.Type()&fs.ModeSymlink != 0 {
-		e.link, _ = ws.Root().Readlink(rel)
+		e.link, _ = ws.Readlink(rel)
+	}
+	if e.dir && !opts.dirsOnly {
+		e.sub = ws.IsSubmodule(rel)
 	}
 	if info, err := d.Info(); err == nil {
 		e.size = info.Size()

@@ -43,5 +43,16 @@
 // as writes (the first design bounded only writes there: docs/design.md section 5): a secret beside the
 // project is not the model's to read, and a rule can always widen the root.
 //
+// # Backends
+//
+// A workspace may serve a tree that is not a directory on disk: a commit
+// of a git repository, a repository on GitHub. [New] wraps a [Backend] —
+// io/fs's ReadDirFS and ReadLinkFS and a name — in the same Workspace, so
+// the read tools (read_file, list_dirs, list_files, tree and the searches)
+// run on it unchanged, and the confinement above (paths, links, read
+// denies, ignore files) is the workspace's, written once for every
+// backend. Such a workspace is read-only. Package workspacetest checks a
+// backend against the same files on disk, tool by tool.
+//
 // Tools reach the workspace as the dependency [Key].
 package workspace

@@ -164,14 +164,14 @@ func (w *Workspace) expand(pat string) []string {
 	if !strings.ContainsAny(pat, "*?[{\\") {
 		return []string{pat}
 	}
-	matches, _ := doublestar.Glob(w.root.FS(), pat, doublestar.WithNoFollow())
+	matches, _ := doublestar.Glob(w.FS(), pat, doublestar.WithNoFollow())
 	return matches
 }
 
 // findSame looks for fi at rel, or below rel when it is a directory.
 func (w *Workspace) findSame(rel string, fi fs.FileInfo) (string, bool) {
 	found := ""
-	_ = fs.WalkDir(w.root.FS(), rel, func(p string, d fs.DirEntry, err error) error {
+	_ = fs.WalkDir(w.FS(), rel, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.Type()&fs.ModeType != 0 {
 			return nil
 		}

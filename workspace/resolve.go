@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -36,11 +35,15 @@ const maxLinks = 8
 // workspace (os.Root checks again), so what such a race can swap is one file
 // inside the workspace for another.
 func (w *Workspace) Resolve(p string) (string, error) {
+	if w.backend != nil {
+		_, real, err := w.backendResolve(p)
+		return real, err
+	}
 	r, name, err := w.locate(p)
 	if err != nil {
 		return "", err
 	}
-	resolved, err := resolveIn(r, name)
+	resolved, err := resolveIn(rootLinks{r}, name)
 	if err != nil {
 		return "", resolveError(p, err)
 	}
@@ -58,7 +61,7 @@ var (
 )
 
 // resolveIn resolves name (clean, relative to root) component by component.
-func resolveIn(root *os.Root, name string) (string, error) {
+func resolveIn(root linkFS, name string) (string, error) {
 	var done []string
 	todo := strings.Split(name, "/")
 	links := 0
@@ -95,7 +98,7 @@ func resolveIn(root *os.Root, name string) (string, error) {
 		if links++; links > maxLinks {
 			return "", syscall.ELOOP
 		}
-		target, err := root.Readlink(cur)
+		target, err := root.ReadLink(cur)
 		if err != nil {
 			return "", err
 		}

@@ -60,7 +60,7 @@ var errNotDir = errors.New("not a directory")
 // included.
 func (w *Workspace) AncestorIgnores(dir string) IgnoreStack {
 	var stack IgnoreStack
-	if data, err := w.root.ReadFile(".git/info/exclude"); err == nil {
+	if data, err := w.readFileRaw(".git/info/exclude"); err == nil {
 		stack = append(stack, ParseIgnore("", data))
 	}
 	stack = append(stack, w.LoadIgnores(".")...)
@@ -79,7 +79,7 @@ func (w *Workspace) AncestorIgnores(dir string) IgnoreStack {
 func (w *Workspace) LoadIgnores(dir string) []*Ignore {
 	var out []*Ignore
 	for _, name := range IgnoreFiles {
-		data, err := w.root.ReadFile(path.Join(dir, name))
+		data, err := w.readFileRaw(path.Join(dir, name))
 		if err != nil || len(data) == 0 {
 			continue
 		}
@@ -91,7 +91,7 @@ func (w *Workspace) LoadIgnores(dir string) []*Ignore {
 }
 
 func (w *Workspace) walkDir(dir string, depth int, opts WalkOptions, stack IgnoreStack, fn WalkFunc) error {
-	entries, err := fs.ReadDir(w.root.FS(), dir)
+	entries, err := w.readDirRaw(dir)
 	if err != nil {
 		return classify("read directory", dir, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -39,6 +40,7 @@ type Workspace struct {
 	root    *os.Root
 	outside *os.Root  // "/" when AllowOutside, else nil
 	guard   ReadGuard // paths no tool may read (GuardReads); nil: none
+	backend Backend   // the files, when not a directory on disk (New); root is then nil
 }
 
 // Open opens dir as a workspace.
@@ -65,11 +67,19 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	return w, nil
 }
 
-// Dir returns the workspace's absolute directory.
+// Dir returns the workspace's absolute directory, or "" when a [Backend]
+// serves it.
 func (w *Workspace) Dir() string { return w.dir }
 
-// Close releases the root's descriptors.
+// Close releases the root's descriptors, or closes the backend when it is
+// an io.Closer.
 func (w *Workspace) Close() error {
+	if w.backend != nil {
+		if c, ok := w.backend.(io.Closer); ok {
+			return c.Close()
+		}
+		return nil
+	}
 	if w.outside != nil {
 		w.outside.Close()
 	}
@@ -89,6 +99,9 @@ func (w *Workspace) Rel(p string) (string, error) {
 		return "", tool.Errorf(tool.CodeInvalidArguments, "path is empty")
 	case strings.IndexByte(p, 0) >= 0:
 		return "", tool.Errorf(tool.CodeInvalidArguments, "path %q contains a NUL byte", p)
+	}
+	if (filepath.IsAbs(p) || path.IsAbs(filepath.ToSlash(p))) && w.backend != nil {
+		return "", escapeError(p) // no directory on disk holds a backend's files
 	}
 	if filepath.IsAbs(p) {
 		clean := filepath.Clean(p)
@@ -189,6 +202,9 @@ func unwrapPath(err error) error {
 
 // Stat returns the FileInfo of p, following symlinks inside the workspace.
 func (w *Workspace) Stat(p string) (fs.FileInfo, error) {
+	if w.backend != nil {
+		return w.backendStat(p)
+	}
 	r, name, err := w.locate(p)
 	if err != nil {
 		return nil, err
@@ -199,6 +215,9 @@ func (w *Workspace) Stat(p string) (fs.FileInfo, error) {
 
 // Lstat is [Workspace.Stat] without following a final symlink.
 func (w *Workspace) Lstat(p string) (fs.FileInfo, error) {
+	if w.backend != nil {
+		return w.backendLstat(p)
+	}
 	r, name, err := w.locate(p)
 	if err != nil {
 		return nil, err
@@ -210,8 +229,13 @@ func (w *Workspace) Lstat(p string) (fs.FileInfo, error) {
 // Open opens the regular file p for reading. It never blocks on a FIFO or a
 // device: the file is opened non-blocking and refused unless it is regular.
 // A path the read guard denies ([Workspace.GuardReads]), by any of its
-// names, is refused with TOOL_NOT_ALLOWED.
+// names, is refused with TOOL_NOT_ALLOWED. A workspace a [Backend] serves
+// has no *os.File to give: it refuses, and readers use
+// [Workspace.OpenRead].
 func (w *Workspace) Open(p string) (*os.File, error) {
+	if w.backend != nil {
+		return nil, w.readOnlyError("open", p)
+	}
 	if err := w.CheckRead(p); err != nil {
 		return nil, err
 	}
@@ -249,13 +273,26 @@ func (w *Workspace) ReadDir(p string) ([]fs.DirEntry, error) {
 	if err := w.CheckRead(p); err != nil {
 		return nil, err
 	}
-	r, name, err := w.locate(p)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := fs.ReadDir(r.FS(), name)
-	if err != nil || w.guard == nil {
-		return entries, classify("read directory", p, err)
+	var entries []fs.DirEntry
+	if w.backend != nil {
+		_, real, err := w.backendResolve(p)
+		if err != nil {
+			return nil, err
+		}
+		entries, err = w.backend.ReadDir(real)
+		entries = validEntries(entries)
+		if err != nil || w.guard == nil {
+			return entries, classify("read directory", p, err)
+		}
+	} else {
+		r, name, err := w.locate(p)
+		if err != nil {
+			return nil, err
+		}
+		entries, err = fs.ReadDir(r.FS(), name)
+		if err != nil || w.guard == nil {
+			return entries, classify("read directory", p, err)
+		}
 	}
 	dir, err := w.Resolve(p)
 	if err != nil {
@@ -269,6 +306,9 @@ func (w *Workspace) ReadDir(p string) ([]fs.DirEntry, error) {
 
 // MkdirAll creates the directory p and its parents inside the workspace.
 func (w *Workspace) MkdirAll(p string, perm fs.FileMode) error {
+	if w.backend != nil {
+		return w.readOnlyError("mkdir", p)
+	}
 	r, name, err := w.locate(p)
 	if err != nil {
 		return err
@@ -278,6 +318,9 @@ func (w *Workspace) MkdirAll(p string, perm fs.FileMode) error {
 
 // Remove removes the file or empty directory p.
 func (w *Workspace) Remove(p string) error {
+	if w.backend != nil {
+		return w.readOnlyError("remove", p)
+	}
 	r, name, err := w.locate(p)
 	if err != nil {
 		return err
@@ -285,8 +328,15 @@ func (w *Workspace) Remove(p string) error {
 	return classify("remove", p, r.Remove(name))
 }
 
-// FS returns the workspace as an fs.FS (paths relative to the root).
-func (w *Workspace) FS() fs.FS { return w.root.FS() }
+// FS returns the workspace as an fs.FS (paths relative to the root): the
+// backend itself when one serves it. It is not confined by the read guard.
+func (w *Workspace) FS() fs.FS {
+	if w.backend != nil {
+		return w.backend
+	}
+	return w.root.FS()
+}
 
-// Root returns the underlying os.Root, for engines that need its full API.
+// Root returns the underlying os.Root, for engines that need its full API;
+// nil when a [Backend] serves the workspace.
 func (w *Workspace) Root() *os.Root { return w.root }

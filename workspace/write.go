@@ -36,6 +36,9 @@ func (w *Workspace) WriteFile(p string, data []byte, perm fs.FileMode) error {
 // the mode came from the file being replaced or from perm (apply_patch moving
 // an executable there).
 func (w *Workspace) WriteFileFrom(p string, r io.Reader, perm fs.FileMode) error {
+	if w.backend != nil {
+		return w.readOnlyError("write", p)
+	}
 	root, asNamed, err := w.locate(p)
 	if err != nil {
 		return err
@@ -229,7 +232,7 @@ func isHex(s string) bool {
 // that an atomic rename replaces the file a link points at, not the link.
 // os.Root enforces confinement again on use.
 func (w *Workspace) followLinks(root *os.Root, p, name string) (string, error) {
-	resolved, err := resolveIn(root, name)
+	resolved, err := resolveIn(rootLinks{root}, name)
 	if err != nil {
 		return "", resolveError(p, err)
 	}

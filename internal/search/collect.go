@@ -62,6 +62,7 @@ type Collector struct {
 	keptUnits    int      // matches (content) or files kept
 	totalMatches int
 	totalFiles   int
+	budget       bool // a backend's bound ended the search early
 }
 
 // NewCollector returns a collector for mode keeping up to limit matches
@@ -139,7 +140,16 @@ func (c *Collector) trimLast(excess int) {
 func (c *Collector) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.kept, c.keptUnits, c.totalMatches, c.totalFiles = nil, 0, 0, 0
+	c.kept, c.keptUnits, c.totalMatches, c.totalFiles, c.budget = nil, 0, 0, 0, false
+}
+
+// BudgetCut records that a backend's bound on its work (workspace.ErrBudget)
+// ended the search before every file was read: the totals are then lower
+// bounds.
+func (c *Collector) BudgetCut() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.budget = true
 }
 
 // TrimFile cuts one file's lines after its limit-th match and that match's
@@ -177,6 +187,7 @@ type GrepResult struct {
 	TotalMatches int          // matching lines in all files (files mode: files)
 	TotalFiles   int          // files with a match
 	Truncated    bool         // the limit left matches (content) or files out
+	BudgetCut    bool         // a backend's bound ended the search before every file was read
 }
 
 // Result returns the kept results in path order and the totals.
@@ -196,7 +207,7 @@ func (c *Collector) Result() GrepResult {
 	if c.mode == ModeContent {
 		truncated = c.keptUnits < c.totalMatches
 	}
-	return GrepResult{Files: files, TotalMatches: total, TotalFiles: c.totalFiles, Truncated: truncated}
+	return GrepResult{Files: files, TotalMatches: total, TotalFiles: c.totalFiles, Truncated: truncated, BudgetCut: c.budget}
 }
 
 // fileHeap is a max-heap of file results by path.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"sync/atomic"
 
 	"github.com/quiverkit/quiver/workspace"
@@ -73,6 +72,9 @@ func Grep(ctx context.Context, ws *workspace.Workspace, req GrepRequest, c *Coll
 		}
 	}
 	walked, err := Walk(ctx, ws, req.Start, req.Walk, newVisit)
+	if walked.Budget {
+		c.BudgetCut()
+	}
 	return GrepStats{WalkStats: walked, Searched: searched.Load(), Binary: binary.Load(), TooLarge: tooLarge.Load()}, err
 }
 
@@ -100,7 +102,7 @@ func (e *Entry) open(ws *workspace.Workspace) (fileReader, error) {
 		}
 		return f, nil
 	}
-	f, fi, err := statOpened(ws.Open(e.Rel))
+	f, fi, err := statOpened(ws.OpenRead(e.Rel))
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +123,7 @@ func deniedLink(ws *workspace.Workspace, real string) error {
 }
 
 // statOpened stats a file just opened, closing it when that fails.
-func statOpened(f *os.File, err error) (*os.File, fs.FileInfo, error) {
+func statOpened(f fs.File, err error) (fs.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}

@@ -18,6 +18,9 @@ import (
 type sysDir struct{ root *os.Root }
 
 func openRootDir(ws *workspace.Workspace, rel string) (sysDir, fileID, error) {
+	if ws.Root() == nil {
+		return sysDir{}, fileID{}, fmt.Errorf("open directory %s: %s has no directory on disk", rel, ws.ReadOnlyBackend())
+	}
 	r, err := ws.Root().OpenRoot(rel)
 	if err != nil {
 		return sysDir{}, fileID{}, fmt.Errorf("open directory %s: %w", rel, err)
@@ -75,7 +78,7 @@ func (d *sysDir) modTime(name string) (time.Time, error) {
 
 // sysFile is an open regular file.
 type sysFile struct {
-	*os.File
+	fs.File
 	size  int64
 	links uint64 // 1: this platform's FileInfo does not count hard links
 }

@@ -27,6 +27,9 @@ type sysDir struct {
 // openRootDir opens the start directory through the workspace's os.Root,
 // which follows symlinks only while they stay inside the workspace.
 func openRootDir(ws *workspace.Workspace, rel string) (sysDir, fileID, error) {
+	if ws.Root() == nil {
+		return sysDir{}, fileID{}, fmt.Errorf("open directory %s: %s has no directory on disk", rel, ws.ReadOnlyBackend())
+	}
 	f, err := ws.Root().Open(rel)
 	if err != nil {
 		return sysDir{}, fileID{}, fmt.Errorf("open directory %s: %w", rel, err)

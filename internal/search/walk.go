@@ -49,6 +49,7 @@ type WalkStats struct {
 	Dirs       int64 // directories read
 	Entries    int64 // non-directory entries visited
 	Unreadable int64 // directories or files that could not be opened or read, and links that could not be followed
+	Budget     bool  // a backend's bound on its work ended the walk early (workspace.ErrBudget)
 }
 
 // batchSize is how many files of one directory a worker visits before the
@@ -87,6 +88,9 @@ func Walk(ctx context.Context, ws *workspace.Workspace, start string, opts WalkO
 			st.Unreadable = 1
 		}
 		return st, ctx.Err()
+	}
+	if ws.Backend() != nil {
+		return walkBackend(ctx, ws, rel, opts, newVisit)
 	}
 	root, err := openStart(ws, rel)
 	if err != nil {

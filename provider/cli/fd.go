@@ -22,6 +22,10 @@ type fd struct{ runner }
 // applies the ignore rules fd does not know and reads the modification
 // times.
 func (f fd) glob(ctx context.Context, ws *workspace.Workspace, q *tools.GlobQuery, c *search.GlobCollector) error {
+	if ws.Backend() != nil {
+		// A backend's files are on no disk fd could list: the engine serves them.
+		return tools.BuiltinGlob(ctx, ws, q, c)
+	}
 	start, rest, ok, err := search.PlanGlob(ws, q.Base, q.Pattern)
 	if err != nil || !ok {
 		return err

@@ -27,7 +27,8 @@ const maxJSONLine = 1 << 20
 
 // grep is a tools.GrepBackend.
 func (r ripgrep) grep(ctx context.Context, ws *workspace.Workspace, q *tools.GrepQuery, c *search.Collector) error {
-	if !q.StartIsDir {
+	if !q.StartIsDir || ws.Backend() != nil {
+		// A backend's files are on no disk rg could read: the engine serves them.
 		return tools.BuiltinGrep(ctx, ws, q, c)
 	}
 	filter := search.NewFilter(ws, q.Start)
