@@ -3,21 +3,14 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/internal/redistest"
-	"github.com/quiverkit/quiver/mcpserver"
 	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/outputcache/redisstore"
-	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
 )
@@ -74,82 +67,23 @@ func benchStore(b *testing.B, store outputcache.Store) {
 			read = t
 		}
 	}
-	tk, err := quiver.New(quiver.WithRoot(b.TempDir()), quiver.WithTools(dump, read),
-		quiver.WithPolicy(policy.AllowAll()), quiver.WithOutputCache(store, outputcache.Budget{}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { tk.Close() })
-	srv, err := mcpserver.New(b.Context(), tk, mcpserver.Options{MaxSessions: 2 * benchClients})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	hs := &http.Server{Handler: srv.Handler()}
-	go hs.Serve(ln)
-	b.Cleanup(func() { hs.Close() })
-	url := "http://" + ln.Addr().String() + "/mcp"
-	transport := &http.Transport{MaxIdleConns: 4 * benchClients, MaxIdleConnsPerHost: 4 * benchClients}
-	b.Cleanup(transport.CloseIdleConnections)
-	sessions := make([]*mcp.ClientSession, benchClients)
-	for i := range sessions {
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(b.Context(),
-			&mcp.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: transport}},
-			&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-		if err != nil {
-			b.Fatal(err)
+	h := quiverHandler(b, quiver.WithTools(dump, read), quiver.WithOutputCache(store, outputcache.Budget{}))
+	benchCalls(b, connectClients(b, h), "iters/s", func(_ int, cs *mcp.ClientSession) error {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "dump", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			return fmt.Errorf("dump: %v %+v", err, res)
 		}
-		b.Cleanup(func() { cs.Close() })
-		sessions[i] = cs
-	}
-	latencies := make([][]time.Duration, benchClients)
-	b.ResetTimer()
-	start := time.Now()
-	var wg sync.WaitGroup
-	for i, cs := range sessions {
-		n := b.N / benchClients
-		if i < b.N%benchClients {
-			n++
+		ref := refIn(res)
+		if ref == "" {
+			return fmt.Errorf("dump's output was not stored: %+v", res.Content)
 		}
-		wg.Go(func() {
-			own := make([]time.Duration, 0, n)
-			for range n {
-				t0 := time.Now()
-				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "dump", Arguments: map[string]any{}})
-				if err != nil || res.IsError {
-					b.Errorf("dump: %v %+v", err, res)
-					return
-				}
-				ref := refIn(res)
-				if ref == "" {
-					b.Errorf("dump's output was not stored: %+v", res.Content)
-					return
-				}
-				res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: outputcache.ReadTool,
-					Arguments: map[string]any{"ref_id": ref, "offset": 1000, "limit": 100}})
-				own = append(own, time.Since(t0))
-				if err != nil || res.IsError {
-					b.Errorf("read %s: %v %+v", ref, err, res)
-					return
-				}
-			}
-			latencies[i] = own
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	all := slices.Concat(latencies...)
-	slices.Sort(all)
-	if len(all) == 0 {
-		return
-	}
-	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "iters/s")
-	b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
+		res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: outputcache.ReadTool,
+			Arguments: map[string]any{"ref_id": ref, "offset": 1000, "limit": 100}})
+		if err != nil || res.IsError {
+			return fmt.Errorf("read %s: %v %+v", ref, err, res)
+		}
+		return nil
+	})
 }
 
 // refIn finds the ref the trimmed view's marker names.

@@ -35,8 +35,13 @@ func quiverEcho(b *testing.B) http.Handler {
 	echo := tool.Func("echo", "Echoes text.", func(_ context.Context, _ tool.Context, in echoIn) (echoOut, error) {
 		return echoOut{Text: in.Text, Length: len(in.Text)}, nil
 	}, tool.ReadOnly())
-	tk, err := quiver.New(quiver.WithRoot(b.TempDir()), quiver.WithTools(echo),
-		quiver.WithPolicy(policy.AllowAll()))
+	return quiverHandler(b, quiver.WithTools(echo))
+}
+
+// quiverHandler is the MCP handler of a toolkit with opts over a temporary
+// root that allows every call, closed when the benchmark ends.
+func quiverHandler(b *testing.B, opts ...quiver.Option) http.Handler {
+	tk, err := quiver.New(append([]quiver.Option{quiver.WithRoot(b.TempDir()), quiver.WithPolicy(policy.AllowAll())}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -58,6 +63,18 @@ func bareEcho() http.Handler {
 }
 
 func benchEcho(b *testing.B, h http.Handler) {
+	benchCalls(b, connectClients(b, h), "calls/s", func(i int, cs *mcp.ClientSession) error {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": fmt.Sprintf("client %d", i)}})
+		if err == nil && res.IsError {
+			err = fmt.Errorf("call: %+v", res)
+		}
+		return err
+	})
+}
+
+// connectClients serves h on a loopback port and connects benchClients
+// sessions to it, closed when the benchmark ends.
+func connectClients(b *testing.B, h http.Handler) []*mcp.ClientSession {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -80,24 +97,30 @@ func benchEcho(b *testing.B, h http.Handler) {
 		b.Cleanup(func() { cs.Close() })
 		sessions[i] = cs
 	}
-	latencies := make([][]time.Duration, benchClients)
+	return sessions
+}
+
+// benchCalls runs b.N iterations of iter spread over the sessions at once,
+// and reports the throughput (as unit) and the median and 99th-percentile
+// latency of one iteration. An iteration that fails stops its client.
+func benchCalls(b *testing.B, sessions []*mcp.ClientSession, unit string, iter func(i int, cs *mcp.ClientSession) error) {
+	latencies := make([][]time.Duration, len(sessions))
 	b.ResetTimer()
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i, cs := range sessions {
-		n := b.N / benchClients
-		if i < b.N%benchClients {
+		n := b.N / len(sessions)
+		if i < b.N%len(sessions) {
 			n++
 		}
 		wg.Go(func() {
 			own := make([]time.Duration, 0, n)
-			args := map[string]any{"text": fmt.Sprintf("client %d", i)}
 			for range n {
 				t0 := time.Now()
-				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: args})
+				err := iter(i, cs)
 				own = append(own, time.Since(t0))
-				if err != nil || res.IsError {
-					b.Errorf("call: %v %+v", err, res)
+				if err != nil {
+					b.Error(err)
 					return
 				}
 			}
@@ -112,7 +135,7 @@ func benchEcho(b *testing.B, h http.Handler) {
 	if len(all) == 0 {
 		return
 	}
-	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "calls/s")
+	b.ReportMetric(float64(len(all))/elapsed.Seconds(), unit)
 	b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
 }

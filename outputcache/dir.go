@@ -186,11 +186,8 @@ func (w *dirWriter) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
-	keep := p
-	if room := w.s.opts.MaxBytes - w.idx.Size(); int64(len(keep)) > room {
-		keep = keep[:max(room, 0)]
-		w.dropped += int64(len(p) - len(keep))
-	}
+	keep, dropped := w.idx.Fit(p, w.s.opts.MaxBytes)
+	w.dropped += dropped
 	n, err := w.bw.Write(keep)
 	w.idx.Write(keep[:n])
 	if err != nil {

@@ -64,6 +64,17 @@ func (x *LineIndex) walk(block []byte, base int64) {
 // Size returns the number of bytes written.
 func (x *LineIndex) Size() int64 { return x.size }
 
+// Fit returns the head of p that an output capped at limit bytes keeps,
+// given what x has recorded of it so far, and how many bytes of p it drops:
+// the one cap on a single output that every store's writer applies.
+func (x *LineIndex) Fit(p []byte, limit int64) (keep []byte, dropped int64) {
+	if room := limit - x.size; int64(len(p)) > room {
+		keep = p[:max(room, 0)]
+		return keep, int64(len(p) - len(keep))
+	}
+	return p, 0
+}
+
 // Lines returns the number of lines written; a last line without a newline
 // counts.
 func (x *LineIndex) Lines() int64 {

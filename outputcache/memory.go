@@ -195,11 +195,8 @@ func (w *memWriter) Write(p []byte) (int, error) {
 	if w.closed {
 		return 0, fmt.Errorf("outputcache: write to %s: %w", w.e.meta.Ref, os.ErrClosed)
 	}
-	keep := p
-	if room := w.s.opts.MaxBytes - w.idx.Size(); int64(len(keep)) > room {
-		keep = keep[:max(room, 0)]
-		w.e.meta.Dropped += int64(len(p) - len(keep))
-	}
+	keep, dropped := w.idx.Fit(p, w.s.opts.MaxBytes)
+	w.e.meta.Dropped += dropped
 	if len(keep) == 0 {
 		return len(p), nil
 	}

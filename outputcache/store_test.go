@@ -9,26 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-// stores returns a fresh store of each kind, for tests that hold for both.
-func stores(t *testing.T) map[string]Store {
-	t.Helper()
-	ds, err := NewDirStore(DirOptions{Dir: filepath.Join(t.TempDir(), "outputs")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return map[string]Store{
-		"memory":         NewMemoryStore(MemoryOptions{}),
-		"memory spilled": NewMemoryStore(MemoryOptions{SpillAt: 64, TempDir: t.TempDir()}),
-		"dir":            ds,
-	}
-}
 
 // put stores data as one output and returns its ref.
 func put(t testing.TB, s Store, data string) string {
@@ -66,58 +51,6 @@ func readAll(t testing.TB, s Store, ref string) string {
 	return string(b)
 }
 
-func TestStoresKeepWhatWasWritten(t *testing.T) {
-	data := strings.Repeat("line of output\n", 300) + "last line without newline"
-	for name, s := range stores(t) {
-		t.Run(name, func(t *testing.T) {
-			ref := put(t, s, data)
-			if !ValidRef(ref) {
-				t.Fatalf("ref %q is not a valid ref", ref)
-			}
-			if got := readAll(t, s, ref); got != data {
-				t.Errorf("stored %d bytes, read back %d that differ", len(data), len(got))
-			}
-			out, err := s.Open(context.Background(), ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer out.Close()
-			want := Meta{Ref: ref, Tool: "test", CallID: "call_1", Size: int64(len(data)), Lines: 301, IndexEvery: IndexEvery, Index: []int64{0}}
-			if diff := cmp.Diff(want, out.Meta, cmpIgnoreCreated); diff != "" {
-				t.Errorf("meta (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-var cmpIgnoreCreated = cmp.Transformer("noCreated", func(m Meta) Meta { m.Created = time.Time{}; return m })
-
-func TestStoresRefuseBadRefs(t *testing.T) {
-	cases := []struct {
-		name string
-		ref  string
-		want error
-	}{
-		{"a path climbing out is malformed", "../../etc/passwd", ErrMalformedRef},
-		{"an absolute path is malformed", "/etc/passwd", ErrMalformedRef},
-		{"a ref with a path appended is malformed", "out_aaaaaaaaaaaaaaaaaaaaaaaaaa/../../x", ErrMalformedRef},
-		{"upper case is malformed", "out_AAAAAAAAAAAAAAAAAAAAAAAAAA", ErrMalformedRef},
-		{"the empty ref is malformed", "", ErrMalformedRef},
-		{"a NUL byte is malformed", "out_aaaaaaaaaaaaaaaaaaaaaaaaa\x00", ErrMalformedRef},
-		{"a well-formed unknown ref is not found", "out_aaaaaaaaaaaaaaaaaaaaaaaaaa", ErrNotFound},
-	}
-	for name, s := range stores(t) {
-		for _, c := range cases {
-			t.Run(name+"/"+c.name, func(t *testing.T) {
-				out, err := s.Open(context.Background(), c.ref)
-				if !errors.Is(err, c.want) {
-					t.Fatalf("Open(%q) = %v, %v; want %v", c.ref, out, err, c.want)
-				}
-			})
-		}
-	}
-}
-
 func TestRefsAreUniqueAndWellFormed(t *testing.T) {
 	seen := map[string]bool{}
 	for range 10000 {
@@ -127,96 +60,6 @@ func TestRefsAreUniqueAndWellFormed(t *testing.T) {
 		}
 		seen[r] = true
 	}
-}
-
-func TestStoresRefuseReadingAnOutputBeingWritten(t *testing.T) {
-	for name, s := range stores(t) {
-		t.Run(name, func(t *testing.T) {
-			w, err := s.Create(context.Background(), Info{Tool: "exec_command"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			io.WriteString(w, "partial\n")
-			if _, err := s.Open(context.Background(), w.Ref()); !errors.Is(err, ErrInProgress) {
-				t.Errorf("Open before Close: err = %v, want ErrInProgress", err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := w.Write([]byte("late")); !errors.Is(err, os.ErrClosed) {
-				t.Errorf("Write after Close: err = %v, want os.ErrClosed", err)
-			}
-			if got := readAll(t, s, w.Ref()); got != "partial\n" {
-				t.Errorf("read %q, want %q", got, "partial\n")
-			}
-		})
-	}
-}
-
-func TestStoresServeConcurrentWritersAndReaders(t *testing.T) {
-	for name, s := range stores(t) {
-		t.Run(name, func(t *testing.T) {
-			var wg sync.WaitGroup
-			errs := make(chan error, 64)
-			for i := range 8 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					errs <- writeAndReadBack(s, i)
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				if err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
-}
-
-// writeAndReadBack writes one output from two goroutines sharing the writer
-// (stdout and stderr), polls it while it is written, then reads it back.
-func writeAndReadBack(s Store, i int) error {
-	ctx := context.Background()
-	w, err := s.Create(ctx, Info{Tool: "exec_command", CallID: "same-id"})
-	if err != nil {
-		return err
-	}
-	var wg sync.WaitGroup
-	for stream := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range 200 {
-				fmt.Fprintf(w, "writer %d stream %d line %d\n", i, stream, j)
-			}
-		}()
-	}
-	for range 20 {
-		if out, err := s.Open(ctx, w.Ref()); err == nil {
-			out.Close()
-			return fmt.Errorf("opened %s while it was written", w.Ref())
-		}
-	}
-	wg.Wait()
-	if err := w.Close(); err != nil {
-		return err
-	}
-	out, err := s.Open(ctx, w.Ref())
-	if err != nil {
-		return err
-	}
-	defer out.Close()
-	if out.Lines != 400 {
-		return fmt.Errorf("%s: %d lines, want 400", w.Ref(), out.Lines)
-	}
-	page, err := out.ReadLines(ctx, 390, 20, 64<<10)
-	if err != nil || len(page.Lines) != 11 {
-		return fmt.Errorf("%s: read 390-400: %d lines, %v", w.Ref(), len(page.Lines), err)
-	}
-	return nil
 }
 
 func TestMemoryStoreEvictsOldestFirst(t *testing.T) {
@@ -415,16 +258,6 @@ func sorted(s []string) []string {
 		}
 	}
 	return out
-}
-
-func TestCreateHonoursCancellation(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	for name, s := range stores(t) {
-		if _, err := s.Create(ctx, Info{}); !errors.Is(err, context.Canceled) {
-			t.Errorf("%s: Create with a cancelled context: %v", name, err)
-		}
-	}
 }
 
 func TestLineIndexMatchesANaiveIndex(t *testing.T) {

@@ -298,11 +298,8 @@ func (w *writer) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
-	keep := p
-	if room := w.s.opts.MaxBytes - w.idx.Size(); int64(len(keep)) > room {
-		keep = keep[:max(room, 0)]
-		w.dropped += int64(len(p) - len(keep))
-	}
+	keep, dropped := w.idx.Fit(p, w.s.opts.MaxBytes)
+	w.dropped += dropped
 	w.idx.Write(keep)
 	for len(keep) > 0 {
 		n := min(len(keep), cap(w.buf)-len(w.buf))
