@@ -446,7 +446,10 @@ func startSession(ctx context.Context, tc tool.Context, spec shell.Spec, in Exec
 	jo := jobOutput(snap)
 	out := &ExecCommandOutput{ExitCode: -1, Output: jo.Output, DurationMS: jo.ElapsedMS, Truncated: jo.Truncated,
 		TotalBytes: jo.NewBytes, Refused: jo.Refused}
-	if jo.Truncated {
+	switch {
+	case jo.OutputRef != "":
+		out.OutputRef = jo.OutputRef
+	case jo.Truncated:
 		out.OutputFile = jo.LogFile
 	}
 	if snap.Running {
@@ -473,6 +476,14 @@ func launchJob(ctx context.Context, tc tool.Context, spec shell.Spec, in ExecCom
 	jobs, err := tool.Resolve(ctx, tc, jobsKey)
 	if err != nil {
 		return nil, err
+	}
+	if store, err := tool.Resolve(ctx, tc, outputcache.Key); err == nil && store != nil {
+		// The job's whole output, as a foreground command's is kept; a
+		// store that fails here costs the ref, not the job (its log keeps
+		// the output for the host).
+		if w, err := store.Create(ctx, outputcache.Info{Tool: tc.Tool, CallID: tc.CallID}); err == nil {
+			spec.Whole = w
+		}
 	}
 	var timeout time.Duration
 	if in.TimeoutSecs != nil {
@@ -506,6 +517,9 @@ func (o *ExecCommandOutput) Render() tool.Result {
 	}
 	if o.SessionID != "" {
 		fmt.Fprintf(&b, "still running after %s, session %s: send input with write_stdin {\"session_id\": %q}, stop it with exec_kill", formatDuration(o.DurationMS), o.SessionID, o.SessionID)
+		if o.OutputRef != "" {
+			fmt.Fprintf(&b, "; its whole output goes to ref=%s, readable with %s once it ends", o.OutputRef, outputcache.ReadTool)
+		}
 	} else {
 		fmt.Fprintf(&b, "exit code %d · %s", o.ExitCode, formatDuration(o.DurationMS))
 	}
@@ -522,7 +536,9 @@ func (o *ExecCommandOutput) Render() tool.Result {
 		b.WriteString(o.Output)
 	}
 	res := tool.Text(b.String())
-	res.OutputRef = o.OutputRef
+	if o.SessionID == "" { // a session's ref is sealed when it ends
+		res.OutputRef = o.OutputRef
+	}
 	return res
 }
 

@@ -32,7 +32,8 @@ type ExecJobOutput struct {
 	Output    string        `json:"output"`              // new since the last read; head and tail with a marker when Truncated
 	Truncated bool          `json:"truncated"`
 	NewBytes  int64         `json:"new_bytes"`
-	LogFile   string        `json:"log_file"` // the job's whole output: the host's to read (sandbox.PrivateDir)
+	LogFile   string        `json:"log_file"`             // the job's whole output: the host's to read (sandbox.PrivateDir)
+	OutputRef string        `json:"output_ref,omitempty"` // the job's whole output in the output cache, readable once it has ended
 	ElapsedMS int64         `json:"elapsed_ms"`
 	Refused   []ExecRefusal `json:"refused,omitempty"`
 	Error     string        `json:"error,omitempty"` // the job could not start
@@ -93,7 +94,14 @@ func findJob(ctx context.Context, tc tool.Context, field, id string) (*shell.Job
 func jobOutput(s shell.Snapshot) *ExecJobOutput {
 	out := &ExecJobOutput{JobID: s.ID, Command: s.Command, Status: "running", LogFile: s.LogFile,
 		ElapsedMS: s.Elapsed.Milliseconds(), Truncated: s.Output.Truncated, NewBytes: s.Output.TotalBytes}
-	out.Output = s.Output.Text(outputcache.Kept{File: s.LogFile})
+	kept := outputcache.Kept{File: s.LogFile}
+	if s.Ref != "" && s.WholeErr == nil {
+		out.OutputRef = s.Ref
+		if !s.Running {
+			kept = outputcache.Kept{Ref: s.Ref}
+		}
+	}
+	out.Output = s.Output.Text(kept)
 	if s.Running {
 		return out
 	}
@@ -125,7 +133,15 @@ func (o *ExecJobOutput) Render() tool.Result {
 	if o.ExitCode != nil {
 		fmt.Fprintf(&b, ", exit code %d", *o.ExitCode)
 	}
-	fmt.Fprintf(&b, " · %s\n", formatDuration(o.ElapsedMS))
+	fmt.Fprintf(&b, " · %s", formatDuration(o.ElapsedMS))
+	if o.OutputRef != "" {
+		when := "; readable with " + outputcache.ReadTool + " once it ends"
+		if o.Status != "running" {
+			when = ": read it with " + outputcache.ReadTool + " or search it with " + outputcache.GrepTool
+		}
+		fmt.Fprintf(&b, " · whole output ref=%s%s", o.OutputRef, when)
+	}
+	b.WriteByte('\n')
 	if o.Error != "" {
 		fmt.Fprintf(&b, "error: %s\n", o.Error)
 	}
@@ -137,5 +153,9 @@ func (o *ExecJobOutput) Render() tool.Result {
 	} else {
 		b.WriteString(o.Output)
 	}
-	return tool.Text(b.String())
+	res := tool.Text(b.String())
+	if o.Status != "running" {
+		res.OutputRef = o.OutputRef // sealed
+	}
+	return res
 }

@@ -166,7 +166,7 @@ func cacheError(ref string, err error) error {
 	case errors.Is(err, outputcache.ErrNotFound):
 		return tool.Errorf(tool.CodeInvalidArguments, "ref_id %w", err)
 	case errors.Is(err, outputcache.ErrInProgress):
-		te := tool.Errorf(tool.CodeExecutionFailed, "ref_id %w; read it once the call that produces it has finished", err)
+		te := tool.Errorf(tool.CodeExecutionFailed, "ref_id %w; read it once the call, or the background job or session (exec_command's job or session id), that produces it has ended", err)
 		te.Retriable = true
 		return te
 	case errors.Is(err, outputcache.ErrUnavailable):

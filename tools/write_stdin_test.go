@@ -3,11 +3,13 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -107,5 +109,59 @@ func TestWriteStdinBadInput(t *testing.T) {
 		if !errors.As(err, &te) || te.Code != tt.code || !strings.Contains(te.Message, tt.want) {
 			t.Errorf("%s %s: %v, want %s mentioning %s", tt.tool.Name, tt.args, err, tt.code, tt.want)
 		}
+	}
+}
+
+// A session's whole output is stored behind a ref like any other output:
+// every answer names it, and once the session ends a model pages and greps
+// it with tool_output_cache and tool_output_cache_grep, though each answer
+// showed only a trimmed part. While it runs, reading it is a retriable
+// error that says when it can be read.
+func TestSessionOutputIsStoredBehindARef(t *testing.T) {
+	e := newExecEnv(t, "sh", "seq")
+	store, err := outputcache.NewDirStore(outputcache.DirOptions{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.override(outputcache.Key.ID, func(context.Context) (any, error) { return outputcache.Store(store), nil })
+	start := e.execOK(`{"argv":["sh"],"yield_time_ms":50}`)
+	if start.SessionID == "" || start.OutputRef == "" || !strings.Contains(start.Render().String(), "ref="+start.OutputRef) {
+		t.Fatalf("start: %+v", start)
+	}
+	ref := start.OutputRef
+	out, _ := e.send(start.SessionID, "seq 1 100000; echo seq-done\n", "seq-done")
+	if out.OutputRef != ref {
+		t.Errorf("write_stdin names ref %q, the session's is %q", out.OutputRef, ref)
+	}
+	_, err = e.call(newToolOutputCache(), `{"ref_id":"`+ref+`"}`)
+	te := wantToolError(t, err, tool.CodeExecutionFailed, "session")
+	if !te.Retriable {
+		t.Errorf("reading a running session's ref: %v, want a retriable error", err)
+	}
+	end, _ := e.send(start.SessionID, "echo bye; exit 0\n", "bye")
+	if end.Status == "running" { // wait_secs is the hang guard
+		end = e.jobCallOK(newExecOutput(), `{"job_id":"`+start.SessionID+`","wait_secs":60}`)
+	}
+	if end.Status != "exited" || end.OutputRef != ref || end.Render().OutputRef != ref {
+		t.Fatalf("end: %+v", end)
+	}
+
+	res, err := e.call(newToolOutputCache(), `{"ref_id":"`+ref+`","offset":50000,"limit":3}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := res.Output.(*ToolOutputCacheOutput)
+	if page.StartLine != 50000 || page.EndLine != 50002 || !strings.Contains(page.Content, "50001") {
+		t.Errorf("page at 50000: lines %d-%d %q", page.StartLine, page.EndLine, page.Content)
+	}
+	if page.TotalLines < 100002 {
+		t.Errorf("the ref holds %d lines, want the session's whole output (100,000 of seq, its two echoes)", page.TotalLines)
+	}
+	res, err = e.call(newToolOutputCacheGrep(), `{"ref_id":"`+ref+`","pattern":"^7777[0-9]$","regex":true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := res.Output.(*ToolOutputCacheGrepOutput); g.Matches != 10 || !strings.Contains(g.Content, "77777") {
+		t.Errorf("grep: %d matches: %q", g.Matches, g.Content)
 	}
 }

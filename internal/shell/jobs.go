@@ -51,6 +51,9 @@ func (js *Jobs) start(ctx context.Context, session string, spec Spec, timeout ti
 		if !handed && spec.TTY != nil {
 			spec.TTY.Close()
 		}
+		if !handed && spec.Whole != nil {
+			spec.Whole.Close()
+		}
 	}()
 	if js.closed {
 		return nil, errors.New("the job registry is closed")
@@ -101,12 +104,17 @@ func (js *Jobs) start(ctx context.Context, session string, spec Spec, timeout ti
 		runCtx, cancelTimeout = context.WithTimeout(jctx, timeout)
 	}
 	spec.Output = countingWriter{w: j.log, n: &j.written}
+	if spec.Whole != nil {
+		j.whole = &wholeWriter{w: spec.Whole}
+		spec.Output = countingWriter{w: io.MultiWriter(j.log, j.whole), n: &j.written}
+	}
 	go func() {
 		defer close(j.done)
 		out, err := Run(runCtx, spec)
 		cancelTimeout()
 		stop(errRunEnded)
 		j.log.Close()
+		j.whole.seal()
 		if spec.Stdin != nil {
 			spec.Stdin.Close()
 		}
@@ -331,6 +339,7 @@ func (j *Job) Read(b outputcache.Split) (Snapshot, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	s := Snapshot{ID: j.ID, Command: j.Command, Running: running, LogFile: j.logPath, Elapsed: time.Since(j.Started)}
+	s.Ref, s.WholeErr = j.whole.state()
 	if !running {
 		s.Outcome, s.Err = j.outcome, j.err
 		s.Elapsed = j.outcome.Duration

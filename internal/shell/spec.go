@@ -13,6 +13,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
@@ -49,6 +50,13 @@ type Spec struct {
 	// ([TTY.Write]). The caller opens it ([OpenTTY]) and closes it once
 	// Run has returned.
 	TTY *TTY
+
+	// Whole, for a job ([Jobs.Start]), receives the job's whole output as
+	// well as its log — an output being stored behind a ref in the output
+	// cache — and is closed, sealing the ref, when the job ends. A failing
+	// Whole is written no more and the job runs on (see [Snapshot].WholeErr).
+	// The job owns it from the moment Start is called.
+	Whole outputcache.Writer
 
 	// Output receives standard output and standard error, interleaved as
 	// produced (both are one pipe, or the terminal), from a single
@@ -134,6 +142,7 @@ type Job struct {
 	inMu    sync.Mutex
 	input   *os.File // the write end of an interactive job's standard input; nil once it ended (guarded by inMu)
 	tty     *TTY     // the job's terminal, its input and output; nil once it ended (guarded by inMu)
+	whole   *wholeWriter
 	logPath string
 	log     *os.File // written by the run
 	reader  *os.File // read by Read
@@ -162,7 +171,12 @@ type Snapshot struct {
 	Err         error   // the run could not be set up
 	Output      View    // the new output; its Head and Tail when it outgrew the budget
 	LogFile     string  // the job's whole output so far
-	Elapsed     time.Duration
+	// Ref is the ref of Spec.Whole, which holds the whole output: sealed,
+	// and so readable, once the job is not Running. WholeErr is why it
+	// holds less (a write or the sealing failed); Ref is then of no use.
+	Ref      string
+	WholeErr error
+	Elapsed  time.Duration
 }
 
 // Recorder is implemented by a command gate that wants to know which
@@ -191,4 +205,44 @@ func Join(argv []string) string {
 		b.WriteString(q)
 	}
 	return b.String()
+}
+
+// wholeWriter passes a job's output on to its Spec.Whole until a write
+// fails: a store that is full or unreachable costs the ref, never the job
+// (nor its log, which MultiWriter writes first).
+type wholeWriter struct {
+	w   outputcache.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (w *wholeWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		_, w.err = w.w.Write(p)
+	}
+	return len(p), nil
+}
+
+// seal closes the writer, once the job's output has ended.
+func (w *wholeWriter) seal() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.w.Close(); w.err == nil {
+		w.err = err
+	}
+}
+
+// state returns the ref and why it holds less than the whole output.
+func (w *wholeWriter) state() (string, error) {
+	if w == nil {
+		return "", nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Ref(), w.err
 }
