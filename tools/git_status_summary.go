@@ -141,16 +141,9 @@ func gitDir(ws *workspace.Workspace, p string) (string, error) {
 	return abs, nil
 }
 
-// gitCommand returns a git that reads only, under box, through the start
-// path: no optional locks, paths unquoted, messages in English, the
-// minimal environment, and the protections every git Quiver starts gets
-// (no fsmonitor, no pager, no hooks: see sandbox.GitEnv).
+// gitCommand is sandbox.GitCommand: one git for every reader.
 func gitCommand(ctx context.Context, box *sandbox.Profile, dir string, args ...string) *sandbox.Process {
-	full := append([]string{"-c", "core.quotepath=off", "--no-pager"}, args...)
-	proc := sandbox.Command(ctx, box, "git", full...)
-	proc.Dir = dir
-	proc.Env = append(sandbox.HostEnv(nil), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
-	return proc
+	return sandbox.GitCommand(ctx, box, dir, args...)
 }
 
 // runGit runs a git command with a small output and returns its stdout.
