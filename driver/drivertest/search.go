@@ -26,8 +26,8 @@ import (
 //   - OpenAI Responses: the tool is a function with defer_loading in a
 //     namespace, beside a tool_search with execution "client". The model's
 //     first turn is a tool_search_call; the next request must answer it with
-//     a tool_search_output (same call_id) holding the tool's definition, and
-//     only then does the model call the tool.
+//     a tool_search_output (same call_id) loading the tool's namespace with
+//     its definition, and only then does the model call the tool.
 //   - Chat Completions: the tool is not in tools at all; Quiver's
 //     tool_search is. The model calls tool_search; the next request must
 //     answer it and offer the tool in tools, which the model then calls.
@@ -187,9 +187,12 @@ func responsesSearch(s *Server, w *reply, req map[string]any, query string) stri
 		if output["call_id"] != searchCallID {
 			return "tool_search_output: call_id must be " + searchCallID
 		}
-		fn := named(list(output, "tools"), "name", s.call.Name)
-		if fn == nil || fn["type"] != "function" || fn["parameters"] == nil {
-			return fmt.Sprintf("tool_search_output: tools must hold %s's function definition", s.call.Name)
+		// loaded as declared: the namespace, holding the function (the
+		// shape of the API's own answer for a namespace, and of Codex's)
+		loaded := named(list(output, "tools"), "name", fmt.Sprint(ns["name"]))
+		fn := named(list(loaded, "tools"), "name", s.call.Name)
+		if loaded == nil || loaded["type"] != "namespace" || fn == nil || fn["type"] != "function" || fn["parameters"] == nil || fn["defer_loading"] != true {
+			return fmt.Sprintf("tool_search_output: tools must hold namespace %v with %s's function definition (defer_loading: true)", ns["name"], s.call.Name)
 		}
 		fc := fmt.Sprintf(`{"id":"fc_s2","type":"function_call","status":"completed","arguments":%s,"call_id":"call_s2","name":%s,"namespace":%q}`,
 			quote(s.call.Arguments), quote(s.call.Name), ns["name"])

@@ -46,7 +46,7 @@ func ResponsesTools(defs []driver.ToolDefinition) ([]responses.ToolUnionParam, e
 	}
 	out = append(out,
 		responses.ToolUnionParam{OfNamespace: &responses.NamespaceToolParam{Name: DeferredNamespace,
-			Description: "Tools loaded on demand with tool_search: " + strings.Join(names, ", ") + ".", Tools: deferred}},
+			Description: deferredNamespaceDescription, Tools: deferred}},
 		responses.ToolUnionParam{OfToolSearch: &responses.ToolSearchToolParam{Execution: responses.ToolSearchToolExecutionClient,
 			Description: param.NewOpt(search.Description), Parameters: params}})
 	return out, nil
@@ -54,6 +54,11 @@ func ResponsesTools(defs []driver.ToolDefinition) ([]responses.ToolUnionParam, e
 
 // DeferredNamespace is the namespace deferred tools are sent in.
 const DeferredNamespace = "more_tools"
+
+// deferredNamespaceDescription describes the namespace, both where it is
+// declared and where tool_search_output loads its functions. The tools'
+// names are in tool_search's description, not repeated here.
+const deferredNamespaceDescription = "Tools loaded on demand: find them with tool_search."
 
 func responsesFunction(d driver.ToolDefinition) (*responses.FunctionToolParam, error) {
 	params, strict, err := parameters(d)
@@ -193,22 +198,33 @@ func ResponsesToolResults(results []driver.ToolResult) []responses.ResponseInput
 
 // toolSearchOutput answers a client-executed tool_search_call with the
 // functions the search found (the driver.ToolSearchResult of r's JSON
-// part). A failed search loads nothing; the model sees that it found none.
+// part), loaded the way they were declared: in DeferredNamespace, each with
+// defer_loading, as the API's own search answers for a namespace (and as
+// Codex answers its client-executed searches), so that the model calls
+// them in the namespace. A failed search loads nothing; the model sees
+// that it found none.
 func toolSearchOutput(r driver.ToolResult) responses.ResponseInputItemUnionParam {
 	o := &responses.ResponseToolSearchOutputItemParam{CallID: param.NewOpt(r.CallID),
 		Execution: responses.ResponseToolSearchOutputItemParamExecutionClient,
 		Status:    responses.ResponseToolSearchOutputItemParamStatusCompleted,
 		Tools:     []responses.ResponseToolSearchOutputItemParamToolUnion{}}
+	ns := &responses.ToolSearchOutputNamespaceToolParam{Name: DeferredNamespace, Description: deferredNamespaceDescription}
 	for _, p := range r.Content {
 		var found driver.ToolSearchResult
 		if p.Type != tool.PartJSON || json.Unmarshal(p.JSON, &found) != nil {
 			continue
 		}
 		for _, d := range found.Tools {
-			if fn, err := responsesFunction(d); err == nil {
-				o.Tools = append(o.Tools, responses.ResponseToolSearchOutputItemParamToolUnion{OfFunction: fn})
+			fn, err := responsesFunction(d)
+			if err != nil {
+				continue
 			}
+			ns.Tools = append(ns.Tools, responses.ToolSearchOutputNamespaceToolToolUnionParam{OfFunction: &responses.ToolSearchOutputNamespaceToolToolFunctionParam{
+				Name: fn.Name, Description: fn.Description, Parameters: fn.Parameters, Strict: fn.Strict, DeferLoading: param.NewOpt(true)}})
 		}
+	}
+	if len(ns.Tools) > 0 {
+		o.Tools = append(o.Tools, responses.ResponseToolSearchOutputItemParamToolUnion{OfNamespace: ns})
 	}
 	return responses.ResponseInputItemUnionParam{OfToolSearchOutput: o}
 }
