@@ -52,6 +52,9 @@ type Config struct {
 	// still run only when it is trusted.
 	Project      *Project   `toml:"-"`
 	ProjectState TrustState `toml:"-"`
+	// ProjectChanged are, for a project changed since trusted, the files
+	// whose digest is not the one trusted (added and removed ones too).
+	ProjectChanged []string `toml:"-"`
 
 	data []byte    // the bytes parsed, for positions
 	refs []ToolRef // the tool names the rules in force write

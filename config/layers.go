@@ -90,12 +90,15 @@ func LoadLayers(o LoadOptions) (*Config, error) {
 	if !proj.Empty() {
 		state = NotTrusted
 	}
+	var changed []string
 	if !proj.Empty() && userDir != "" {
 		trust, err := ReadTrust(userDir)
 		if err != nil {
 			return nil, err
 		}
-		state = trust.State(proj)
+		if state = trust.State(proj); state == Changed {
+			changed = trust.ChangedFiles(proj)
+		}
 	}
 	environ := o.Environ
 	if environ == nil {
@@ -142,7 +145,7 @@ func LoadLayers(o LoadOptions) (*Config, error) {
 			return nil, fmt.Errorf("%s: %w", strings.Join(merged.Files, " + "), err)
 		}
 	}
-	merged.Project, merged.ProjectState = proj, state
+	merged.Project, merged.ProjectState, merged.ProjectChanged = proj, state, changed
 	if p := merged.claudeSettingsPath(); p != "" && !slices.Contains(merged.Files, p) {
 		merged.Files = append(merged.Files, p) // protected as the configuration is
 	}

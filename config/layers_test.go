@@ -168,7 +168,7 @@ func (e *env) operator(toml string) {
 // settings compares configurations by what they set, not by where they
 // were read from.
 var settings = cmp.Options{
-	cmpopts.IgnoreFields(Config{}, "Path", "Files", "Layers", "Project", "ProjectState"),
+	cmpopts.IgnoreFields(Config{}, "Path", "Files", "Layers", "Project", "ProjectState", "ProjectChanged"),
 	cmpopts.IgnoreUnexported(Config{}),
 	cmpopts.EquateEmpty(),
 }

@@ -56,8 +56,9 @@ type Project struct {
 	File string
 	data []byte
 	// Files maps each project file (FileNames present, the entries of
-	// ScriptsDir, and the Claude Code settings file the configuration names
-	// for its hooks) to its sha256, hex. A file that cannot be read through
+	// ScriptsDir, the Claude Code settings file the configuration names
+	// for its hooks, and the workspace files those hooks' commands name:
+	// see hookfiles.go) to its sha256, hex. A file that cannot be read through
 	// the directory (a link leading out of it) maps to "" and can never
 	// match a trust record.
 	Files map[string]string
@@ -105,6 +106,7 @@ func ReadProject(dir string) (*Project, error) {
 	if err := p.hashClaudeSettings(root); err != nil {
 		return nil, err
 	}
+	p.hashHookFiles(root)
 	return p, nil
 }
 
@@ -243,6 +245,28 @@ func (t *Trust) State(p *Project) TrustState {
 		return Changed
 	}
 	return Trusted
+}
+
+// ChangedFiles are p's files whose digest is not the one its record holds,
+// added and removed ones included, sorted; none when it has no record.
+func (t *Trust) ChangedFiles(p *Project) []string {
+	r, ok := t.Record(p.Dir)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for name, sum := range p.Files {
+		if was, ok := r.Files[name]; !ok || was != sum {
+			out = append(out, name)
+		}
+	}
+	for name := range r.Files {
+		if _, ok := p.Files[name]; !ok {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // TrustState is a project layer's trust.

@@ -70,7 +70,9 @@
 //
 // A hook runs a program, so it follows the rules of any program Quiver
 // starts: a project's hooks run only when the operator trusted the project
-// (package config drops them otherwise), and every hook process starts
+// (package config drops them otherwise, and pins and protects the
+// workspace scripts a hook's command names, found by [CommandPaths], so
+// that a model cannot rewrite the guard of its next call), and every hook process starts
 // through the one start path (sandbox.Command) under the call's own
 // profile — what the write scope lets the call's processes write, the
 // network off unless the operator turns it on for the hook (network =

@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -128,4 +129,34 @@ func FuzzMappingRoundTrip(f *testing.F) {
 // it, with slashes.
 func localClean(p string) bool {
 	return p != "" && !strings.HasPrefix(p, "/") && path.Clean(p) == p && !strings.HasPrefix(p, "..") && !strings.Contains(p, "\\")
+}
+
+// FuzzCommandPaths: reading any command line ends, never panics, and
+// gives only clean paths that are neither the root nor above it; and a
+// plain path written in any of the spellings a hook may use (relative,
+// ./, $CLAUDE_PROJECT_DIR quoted or braced, through an interpreter, env,
+// sh -c, a redirection) is always found. Seeds:
+// testdata/fuzz/FuzzCommandPaths.
+func FuzzCommandPaths(f *testing.F) {
+	f.Add(`"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.py`, ".claude/hooks/guard.sh", uint8(0))
+	f.Add(`sh -c 'python3 "${CLAUDE_PROJECT_DIR}/x.py" > log' < in`, "a//b/../c.py", uint8(4))
+	f.Fuzz(func(t *testing.T, line, file string, spelling uint8) {
+		for _, p := range append(hooks.CommandPaths(line).Files, hooks.CommandPaths(line).Dirs...) {
+			if p == "" || path.Clean(p) != p || p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "-") {
+				t.Errorf("%q gave the path %q", line, p)
+			}
+		}
+		want := path.Clean(file)
+		if strings.Trim(file, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") != "" ||
+			strings.HasPrefix(file, "-") || strings.HasPrefix(file, "/") || !localClean(want) || want == "." {
+			return
+		}
+		spellings := []string{file, "./" + file, `"$CLAUDE_PROJECT_DIR"/` + file, `"${CLAUDE_PROJECT_DIR}/` + file + `"`,
+			"bash " + file, "python3 -u " + file, "env -i python3 " + file, `sh -c '` + file + ` x'`, "sh < " + file,
+			`bash -c "$CLAUDE_PROJECT_DIR/` + file + `"`}
+		line = spellings[int(spelling)%len(spellings)]
+		if got := hooks.CommandPaths(line).Files; !slices.Contains(got, want) {
+			t.Errorf("%q: %q not found in %q", line, want, got)
+		}
+	})
 }

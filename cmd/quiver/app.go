@@ -158,6 +158,11 @@ func (a *app) newPolicy(cfg *config.Config) (*policy.Policy, error) {
 		return nil, err
 	}
 	pc.ConfigFiles = append(pc.ConfigFiles, files...)
+	hookFiles, err := cfg.HookProtected(a.workspaceRoot(cfg))
+	if err != nil {
+		return nil, err
+	}
+	pc.ConfigFiles = append(pc.ConfigFiles, hookFiles...)
 	p, err := policy.New(pc, scope)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Path, err)
@@ -195,6 +200,18 @@ func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
 		opts = append(opts, quiver.WithAudit(audit.NewJSONLines(f)), quiver.WithAuditRedact(cfg.Audit.Redact...))
 	}
 	return opts, nil
+}
+
+// workspaceRoot is the workspace the toolkit opens: --root, else [workspace]
+// root, else the current directory.
+func (a *app) workspaceRoot(cfg *config.Config) string {
+	switch {
+	case a.flags.root != "":
+		return a.flags.root
+	case cfg.Workspace.Root != "":
+		return cfg.Resolve(cfg.Workspace.Root)
+	}
+	return "."
 }
 
 // configFiles are the files of every layer in force, absolute: each is

@@ -31,10 +31,14 @@ func trustNotice(cfg *config.Config) string {
 	case len(cfg.Layers) > 0 && cfg.Layers[0].Kind == config.LayerExplicit:
 		what = "--config replaces it; its scripts are not run"
 	default:
-		what = "only its keys that tighten the policy apply; its tools, scripts and servers are not run"
+		what = "only its keys that tighten the policy apply; its tools, scripts, servers and hooks are not run"
+	}
+	state := string(cfg.ProjectState)
+	if len(cfg.ProjectChanged) > 0 {
+		state += " (" + strings.Join(cfg.ProjectChanged, ", ") + ")"
 	}
 	return fmt.Sprintf("quiver: %s in %s is %s: %s (quiver config check shows which); to load it whole: quiver trust %s",
-		subject, p.Dir, cfg.ProjectState, what, shellQuote(p.Dir))
+		subject, p.Dir, state, what, shellQuote(p.Dir))
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
