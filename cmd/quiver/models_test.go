@@ -55,6 +55,53 @@ func TestQuiverLinksNoModelSDK(t *testing.T) {
 	}
 }
 
+// grpcImporters are the only packages quiver links that may import gRPC:
+// the OTLP/HTTP exporters' configuration, shared with their gRPC twins, and
+// the collector's protobuf packages, which carry the gRPC service beside the
+// request messages. Through them quiver links about 70 packages of gRPC,
+// grpc-gateway and genproto, whose initialisation costs every command
+// about 2.5 ms of CPU (docs/performance.md); nothing else may add to it.
+var grpcImporters = map[string]bool{
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp/internal/otlpconfig": true,
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp/internal/oconf":    true,
+	"go.opentelemetry.io/proto/otlp/collector/trace/v1":                                   true,
+	"go.opentelemetry.io/proto/otlp/collector/metrics/v1":                                 true,
+}
+
+// TestQuiverLinksGRPCOnlyForOTLP: quiver links gRPC only because the
+// official OTLP/HTTP exporters import it, and only through telemetry/otlp.
+func TestQuiverLinksGRPCOnlyForOTLP(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	isGRPC := func(pkg string) bool {
+		return pkg == "google.golang.org/grpc" || strings.HasPrefix(pkg, "google.golang.org/grpc/") ||
+			strings.HasPrefix(pkg, "github.com/grpc-ecosystem/") || strings.HasPrefix(pkg, "google.golang.org/genproto/")
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, imports := fields[0], fields[1:]
+		if isGRPC(pkg) || grpcImporters[pkg] {
+			continue
+		}
+		for _, imp := range imports {
+			if isGRPC(imp) {
+				t.Errorf("%s imports %s: quiver may link gRPC only through the OTLP exporters", pkg, imp)
+			}
+		}
+	}
+	if out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "github.com/quiverkit/quiver/telemetry/otlp").Output(); err != nil {
+		t.Fatal(err)
+	} else {
+		for pkg := range grpcImporters {
+			if !strings.Contains(string(out), pkg+"\n") {
+				t.Errorf("%s is no longer linked by telemetry/otlp: drop it from grpcImporters", pkg)
+			}
+		}
+	}
+}
+
 // TestModelsProgramIsFound: quiver-models is QUIVER_MODELS or the program
 // beside quiver, never one found through PATH, and a command that needs no
 // model does not need it.

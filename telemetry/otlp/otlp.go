@@ -20,9 +20,10 @@
 // is "quiver" unless they say otherwise).
 //
 // The protocol is http/protobuf, the specification's default. grpc and
-// http/json are refused with an error naming the variable: the gRPC
-// exporter would link a gRPC stack into every quiver binary for what a
-// collector's OTLP/HTTP port (4318) receives as well.
+// http/json are refused with an error naming the variable: a collector's
+// OTLP/HTTP port (4318) receives as well. (The HTTP exporters still link
+// gRPC's packages, through their configuration and the collector's
+// protobuf packages; docs/performance.md gives what that costs a start.)
 //
 // The providers are not registered as OpenTelemetry's global ones: Quiver
 // hands them to its own instrumentation, and libraries that record through
