@@ -311,6 +311,11 @@ func limitsLine(l Limits) string {
 	if os.Geteuid() == 0 {
 		line += "; the processes limit does not hold: Quiver runs as root, whose tasks the kernel never counts against it"
 	}
+	if ok, why := cgroupV2(); ok {
+		line += "; " + why + ", which Quiver does not use yet"
+	} else {
+		line += "; no per-call cgroup: " + why
+	}
 	return line
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -66,7 +65,7 @@ var forkFailed = regexp.MustCompile(`fork failed with (\d+): Resource temporaril
 // counts root's tasks, so as root the test runs itself again as nobody.
 func TestProcessLimit(t *testing.T) {
 	if os.Geteuid() == 0 {
-		asNobody(t, "TestProcessLimit")
+		sandboxtest.AsNobody(t, "TestProcessLimit")
 		return
 	}
 	const limit = 32
@@ -91,36 +90,6 @@ func TestProcessLimit(t *testing.T) {
 			}
 		})
 	}
-}
-
-// asNobody runs the test named name again, in a copy of the test binary,
-// as the user nobody (65534), and fails if it fails there.
-func asNobody(t *testing.T, name string) {
-	dir := t.TempDir()
-	for _, d := range []string{filepath.Dir(dir), dir} { // t.TempDir makes both 0700
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bin := filepath.Join(dir, "sandbox.test")
-	data, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang guard
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.run=^"+name+"$", "-test.v", "-test.count=1")
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + os.TempDir(), "GORACE=" + os.Getenv("GORACE")}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
-		t.Fatalf("%s as nobody: %v\n%s", name, err, out)
-	}
-	t.Logf("as nobody:\n%s", out)
 }
 
 // TestMemoryLimit: a 2 GiB allocation under a 256 MiB limit fails, while
@@ -194,6 +163,9 @@ func TestInspectReportsLimits(t *testing.T) {
 		}
 		if !strings.Contains(line, "processes 64 per call, memory none, CPU time 5 s per process") {
 			t.Errorf("%s: limits line %q", p.Scope, line)
+		}
+		if !strings.Contains(line, "cgroup") {
+			t.Errorf("%s: limits line %q says nothing of cgroup v2", p.Scope, line)
 		}
 		if root := os.Geteuid() == 0; root != strings.Contains(line, "does not hold") {
 			t.Errorf("%s: as root %v, limits line %q", p.Scope, root, line)

@@ -65,6 +65,14 @@ const CodeRateLimited Code = "RATE_LIMITED"
 // path may succeed.
 const CodeTreeTruncated Code = "TREE_TRUNCATED"
 
+// CodeLimitExceeded means the call reached a limit on what it may use: a
+// command a [sandbox.limits] limit (processes, memory, CPU time) stopped —
+// its processes are gone, and the message names the limit and its setting
+// — or a background job or session beyond the number a session may run at
+// once. Not retriable as it is: the same command reaches the same limit,
+// and a job or session is admitted once one of the session's has ended.
+const CodeLimitExceeded Code = "LIMIT_EXCEEDED"
+
 // Retriable reports whether a call that failed with c may succeed when the model
 // tries again with other arguments or later: true for argument errors and
 // timeouts, and a shared store that was unreachable or a rate limit spent (later), false for everything a retry cannot change.

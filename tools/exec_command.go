@@ -324,6 +324,9 @@ func runForeground(ctx context.Context, tc tool.Context, spec shell.Spec, timeou
 		out.OutputRef, out.OutputFile = where.ref, where.file
 	}
 	out.Output = view.Text(outputcache.Kept{Ref: out.OutputRef, File: out.OutputFile, Err: closeErr})
+	if err := limitError(spec.Sandbox, outcome, spool, out); err != nil {
+		return nil, err
+	}
 	switch outcome.Stop {
 	case shell.TimedOut:
 		if ctx.Err() == nil {
@@ -383,7 +386,7 @@ func refusals(rs []shell.Refusal) []ExecRefusal {
 
 // stoppedError is the TIMEOUT or CANCELLED error of a command that was
 // killed: its message carries the output so far, its details the rest.
-func stoppedError(code tool.Code, what string, out *ExecCommandOutput) error {
+func stoppedError(code tool.Code, what string, out *ExecCommandOutput) *tool.Error {
 	msg := what + ". Output so far:\n" + out.Output
 	if out.Output == "" {
 		msg = what + ". It printed nothing."
@@ -399,6 +402,27 @@ func stoppedError(code tool.Code, what string, out *ExecCommandOutput) error {
 		e.WithDetail("output_file", out.OutputFile)
 	}
 	return e
+}
+
+// limitTail is how much of the end of a failed run's output is searched
+// for the sign of a limit: a runtime's last words, under a screenful of a
+// build's own.
+const limitTail = 40
+
+// limitError is the LIMIT_EXCEEDED error of a confined run that failed at
+// one of its [sandbox.limits] limits (sandbox.Limits.Hit), its output
+// attached as stoppedError attaches it, or nil. Its processes are gone: a
+// run kills every process it started before it returns.
+func limitError(box *sandbox.Profile, outcome shell.Outcome, spool *shell.Spool, out *ExecCommandOutput) error {
+	if !box.Confined() || outcome.Stop != shell.Finished {
+		return nil
+	}
+	hit, ok := box.Limits.Hit(outcome.ExitCode, spool.Last(limitTail, 16<<10))
+	if !ok {
+		return nil
+	}
+	e := stoppedError(tool.CodeLimitExceeded, fmt.Sprintf("%s; it exited with %d, and every process it started was killed", hit.Message(), outcome.ExitCode), out)
+	return e.WithDetail("limit", hit.Key).WithDetail("exit_code", outcome.ExitCode)
 }
 
 // runError maps a failure to set a run up to a tool error.
@@ -501,6 +525,9 @@ func launchJob(ctx context.Context, tc tool.Context, spec shell.Spec, in ExecCom
 	job, err = start(ctx, tool.SessionOf(ctx), spec, timeout)
 	if err != nil && ctx.Err() != nil {
 		return nil, tool.Errorf(tool.CodeCancelled, "the job was not started: %w", err)
+	}
+	if errors.Is(err, shell.ErrJobLimit) {
+		return nil, tool.Errorf(tool.CodeLimitExceeded, "nothing was started: %w", err)
 	}
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "could not start the job: %w", err)

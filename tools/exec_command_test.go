@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/outputcache"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tool/tooltest"
 	"github.com/quiverkit/quiver/workspace"
@@ -65,6 +66,7 @@ type execEnv struct {
 	*fileEnv
 	gate   tool.CommandGate
 	noGate bool
+	box    *sandbox.Profile // the calls' profile, as the toolkit provides it (nil: sandbox.Default)
 }
 
 func newExecEnv(t testing.TB, allow ...string) *execEnv {
@@ -82,6 +84,9 @@ func (e *execEnv) call(tl *tool.Tool, args string) (tool.Result, error) {
 	scope := tool.NewScope(nil, e.shared)
 	if !e.noGate {
 		scope.Provide(tool.CommandGateKey.ID, e.gate)
+	}
+	if e.box != nil {
+		scope.Provide(sandbox.Key.ID, e.box)
 	}
 	defer scope.Close()
 	tc := tool.NewContext("call-1", tl.Name, nil, scope)

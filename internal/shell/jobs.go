@@ -154,10 +154,10 @@ func (js *Jobs) admit(session string) error {
 		}
 	}
 	if mine >= js.MaxRunning {
-		return fmt.Errorf("%d background jobs of this session are running already, the most allowed; wait for one or kill one with exec_kill", mine)
+		return fmt.Errorf("%w: %d background jobs and sessions of this session are running already, the most allowed; wait for one or end one with exec_kill", ErrJobLimit, mine)
 	}
 	if all >= js.MaxRunningAll {
-		return fmt.Errorf("as many background jobs run as the server allows across its sessions (%d); wait for one of yours or kill one with exec_kill", js.MaxRunningAll)
+		return fmt.Errorf("%w: as many background jobs and sessions run as the server allows across its sessions (%d); wait for one of yours or end one with exec_kill", ErrJobLimit, js.MaxRunningAll)
 	}
 	return nil
 }

@@ -159,6 +159,10 @@ type Job struct {
 // ErrUnknownJob is returned for a job id the registry does not have.
 var ErrUnknownJob = errors.New("no such job")
 
+// ErrJobLimit is the refusal of a job beyond [Jobs].MaxRunning or
+// MaxRunningAll.
+var ErrJobLimit = errors.New("too many jobs running")
+
 // ErrNoInput is returned by [Job.Write] for a job that takes no input: one
 // not started with [Jobs.StartInteractive], or one that has ended.
 var ErrNoInput = errors.New("the job takes no input")

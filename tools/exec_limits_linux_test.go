@@ -1,0 +1,89 @@
+package tools
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/sandbox/sandboxtest"
+	"github.com/quiverkit/quiver/tool"
+)
+
+// limitedEnv is an execEnv whose commands run confined under limits, with
+// the network on (a user other than root may not bring a new network
+// namespace's loopback up on every machine, which is beside the point).
+func limitedEnv(t *testing.T, limits sandbox.Limits, allow ...string) *execEnv {
+	t.Helper()
+	e := newExecEnv(t, allow...)
+	box, err := sandbox.New(sandbox.WorkspaceWrite, e.root, sandbox.Config{Limits: limits, Network: sandbox.AnyHost}, sandbox.StandardProtected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.box = box
+	return e
+}
+
+// wantLimit runs argv with the tree's mark under e and wants LIMIT_EXCEEDED
+// naming the limit's setting, with key in its details, and nothing of the
+// tree left running.
+func wantLimit(t *testing.T, e *execEnv, argv []string, key, setting string) {
+	t.Helper()
+	tree := sandboxtest.NewTree(t)
+	args := `{"argv":[` + quoteAll(argv) + `],"env":["` + tree.Env + `"],"timeout_secs":120}`
+	_, err := e.exec(args)
+	te := wantToolError(t, err, tool.CodeLimitExceeded, setting, "every process it started was killed")
+	if te.Details["limit"] != key {
+		t.Errorf("details: %v, want limit %q", te.Details, key)
+	}
+	if left := tree.Live(); len(left) > 0 {
+		t.Errorf("processes %v outlived the call", left)
+	}
+}
+
+func quoteAll(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = strconv.Quote(a)
+	}
+	return strings.Join(q, ",")
+}
+
+// TestExecCommandLimits: a 2 GiB allocation under a 256 MiB limit and a
+// busy loop under a CPU time limit each fail the call with LIMIT_EXCEEDED
+// naming the limit, and leave nothing running; within the limits, the
+// same programs' work succeeds.
+func TestExecCommandLimits(t *testing.T) {
+	alloc := func(mib int) []string {
+		return []string{"perl", "-e", `my $x = "a" x (` + strconv.Itoa(mib) + ` * 1024 * 1024); print "allocated\n"`}
+	}
+	t.Run("memory", func(t *testing.T) {
+		e := limitedEnv(t, sandbox.Limits{MemoryMiB: 256}, "perl")
+		if out := e.execOK(`{"argv":[` + quoteAll(alloc(64)) + `]}`); out.ExitCode != 0 || !strings.Contains(out.Output, "allocated") {
+			t.Fatalf("64 MiB under 256: %+v", out)
+		}
+		wantLimit(t, e, alloc(2048), "memory_mib", "[sandbox.limits] memory_mib = 256")
+	})
+	t.Run("cpu time", func(t *testing.T) {
+		e := limitedEnv(t, sandbox.Limits{CPUSeconds: 1}, "sh")
+		wantLimit(t, e, []string{"sh", "-c", "while :; do :; done"}, "cpu_seconds", "[sandbox.limits] cpu_seconds = 1")
+	})
+}
+
+// forkLoop forks up to 200 children that sleep, and fails when a fork
+// fails, saying why.
+const forkLoop = `for $i (1..200) { my $p = fork; if (!defined $p) { print "fork $i failed: $!\n"; exit 3 } if ($p == 0) { sleep 60; exit 0 } } print "forked 200\n"`
+
+// TestExecCommandProcessLimit: a bounded fork loop stops at the processes
+// limit, and the call fails with LIMIT_EXCEEDED naming it, its sleeping
+// children gone. The kernel never counts root's tasks, so as root the test
+// runs itself again as nobody.
+func TestExecCommandProcessLimit(t *testing.T) {
+	if os.Geteuid() == 0 {
+		sandboxtest.AsNobody(t, "TestExecCommandProcessLimit")
+		return
+	}
+	e := limitedEnv(t, sandbox.Limits{Processes: 32}, "perl")
+	wantLimit(t, e, []string{"perl", "-e", forkLoop}, "processes", "[sandbox.limits] processes = 32")
+}
