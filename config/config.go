@@ -64,6 +64,15 @@ type Config struct {
 type Workspace struct {
 	Root       string     `toml:"root"` // relative to the config file's directory; default: the current directory
 	WriteScope WriteScope `toml:"write_scope"`
+	// Backend serves the tools' files: "local" (root, the default), "git"
+	// (one commit of the repository at root, read-only; implied by ref
+	// alone) or "github" (a repository on GitHub, read-only). See
+	// [Workspace.Check].
+	Backend  string `toml:"backend"`
+	Ref      string `toml:"ref"`       // git: the commit (required); github: a branch, tag or sha (default: the repository's default branch)
+	Repo     string `toml:"repo"`      // github: owner/name
+	TokenEnv string `toml:"token_env"` // github: the variable holding the token (default GITHUB_TOKEN)
+	APIURL   string `toml:"api_url"`   // github: the REST API's root (default https://api.github.com/; GitHub Enterprise's https://HOST/api/v3/)
 }
 
 // Policy is the [policy] section.
@@ -437,6 +446,9 @@ func (c *Config) check() error {
 		}
 	}
 	if err := c.Hooks.Check(); err != nil {
+		return err
+	}
+	if err := c.Workspace.Check(); err != nil {
 		return err
 	}
 	return c.Output.checkStore()
