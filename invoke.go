@@ -174,6 +174,11 @@ func (tk *Toolkit) pipeline(ctx context.Context, c *call) (tool.Result, error) {
 	if err := tk.policy.Gate(c.tool); err != nil {
 		return tool.Result{}, err
 	}
+	if c.entry != nil {
+		if err := tk.backendGate(*c.entry); err != nil {
+			return tool.Result{}, err
+		}
+	}
 	m, err := checkObject(c.args)
 	if err != nil {
 		return tool.Result{}, err

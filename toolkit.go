@@ -37,6 +37,8 @@ type Toolkit struct {
 	approver     policy.Approver
 	ws           *workspace.Workspace
 	ownsWS       bool
+	backend      workspace.Backend    // WithBackend: what serves the tools' files
+	toolWS       *workspace.Workspace // the workspace tools get: ws, or the backend's (backend.go)
 	audit        audit.Sink
 	logger       *slog.Logger
 	timeout      time.Duration
@@ -74,6 +76,15 @@ func WithRoot(dir string) Option {
 // WithWorkspace uses an already open workspace; the toolkit does not close it.
 func WithWorkspace(ws *workspace.Workspace) Option {
 	return func(tk *Toolkit) { tk.ws = ws }
+}
+
+// WithBackend serves the tools' files from b, read-only, in place of the
+// workspace's directory, which still roots the policy, the sandbox and the
+// hooks. The tools that write or start processes are not offered (see
+// [Toolkit.AllowedTools]); a call to one is refused with TOOL_NOT_ALLOWED
+// naming the backend. The toolkit closes b (when it is an io.Closer).
+func WithBackend(b workspace.Backend) Option {
+	return func(tk *Toolkit) { tk.backend = b }
 }
 
 // WithPolicy sets the policy (default: ask for high-risk calls, allow
@@ -202,7 +213,7 @@ func New(opts ...Option) (*Toolkit, error) {
 		tk.registry.AddAlias(a)
 	}
 	tk.shared = tool.NewScope(tk.overrides, nil)
-	tk.shared.Provide(workspace.Key.ID, tk.ws)
+	tk.shared.Provide(workspace.Key.ID, tk.toolWS)
 	if err := tk.newHooks(); err != nil {
 		tk.Close()
 		return nil, err
@@ -257,6 +268,13 @@ func (tk *Toolkit) setDefaults() error {
 	if len(tk.policy.ReadDenied()) > 0 {
 		tk.ws = tk.ws.GuardReads(tk.policy)
 	}
+	tk.toolWS = tk.ws
+	if tk.backend != nil {
+		tk.toolWS = workspace.New(tk.backend)
+		if len(tk.policy.ReadDenied()) > 0 {
+			tk.toolWS = tk.toolWS.GuardReads(tk.policy)
+		}
+	}
 	return tk.newSandbox()
 }
 
@@ -273,6 +291,11 @@ func (tk *Toolkit) Close() error {
 	}
 	if tk.shared != nil {
 		if err := tk.shared.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if tk.backend != nil && tk.toolWS != nil {
+		if err := tk.toolWS.Close(); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -340,14 +363,14 @@ func (tk *Toolkit) Lookup(ctx context.Context, name string) (*tool.Tool, error) 
 // would be refused. The agent loop, MCP tools/list and `quiver tools` all
 // offer this list.
 func (tk *Toolkit) AllowedTools(ctx context.Context) ([]*tool.Tool, error) {
-	all, err := tk.Tools(ctx)
+	entries, err := tk.registry.Entries(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := all[:0:0]
-	for _, t := range all {
-		if tk.policy.Visible(t) {
-			out = append(out, t)
+	out := make([]*tool.Tool, 0, len(entries))
+	for _, e := range entries {
+		if tk.policy.Visible(e.Tool) && tk.backendGate(*e) == nil {
+			out = append(out, e.Tool)
 		}
 	}
 	return out, nil

@@ -186,6 +186,13 @@ func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
 	if root != "" {
 		opts = append(opts, quiver.WithRoot(root))
 	}
+	backend, err := openBackend(cfg, root)
+	if err != nil {
+		return nil, err
+	}
+	if backend != nil {
+		opts = append(opts, quiver.WithBackend(backend))
+	}
 	if a.flags.yes {
 		opts = append(opts, quiver.WithApprover(approve.Auto))
 	} else {

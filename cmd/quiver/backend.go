@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/quiverkit/quiver/config"
+	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/workspace"
+	"github.com/quiverkit/quiver/workspace/gitref"
+)
+
+// openBackend opens the backend [workspace] backend names, or returns nil
+// for the local directory. The git backend reads the repository at root
+// (the current directory when root is ""); its git runs read-only under the
+// operator's [sandbox] settings.
+func openBackend(cfg *config.Config, root string) (workspace.Backend, error) {
+	switch cfg.Workspace.BackendName() {
+	case config.BackendGit:
+		if root == "" {
+			wd, err := os.Getwd()
+			if err != nil {
+				return nil, fmt.Errorf("[workspace] backend = \"git\": %w", err)
+			}
+			root = wd
+		}
+		box, err := sandbox.New(sandbox.ReadOnly, root, cfg.Sandbox, sandbox.StandardProtected)
+		if err != nil {
+			return nil, fmt.Errorf("[workspace] backend = \"git\": %w", err)
+		}
+		b, err := gitref.Open(context.Background(), root, cfg.Workspace.Ref, box)
+		if err != nil {
+			return nil, fmt.Errorf("[workspace] ref %q: %w", cfg.Workspace.Ref, err)
+		}
+		return b, nil
+	case config.BackendGitHub:
+		return nil, fmt.Errorf("[workspace] backend = \"github\": this build of quiver does not serve GitHub repositories yet")
+	}
+	return nil, nil
+}
