@@ -14,11 +14,11 @@ import (
 // A deferred tool is found by search, loaded and called, over each API's
 // own deferral: Anthropic's tool search tool, an OpenAI Responses namespace
 // with a client tool_search (answered by the loop), and Quiver's tool_search
-// on Chat Completions. Each loopback refuses a request that does not carry
+// on Chat Completions and Gemini. Each loopback refuses a request that does not carry
 // the search as its API requires; the run must get through, streaming and
 // not.
 func TestDeferredToolFoundLoadedAndCalled(t *testing.T) {
-	for _, p := range []drivertest.Provider{drivertest.Anthropic, drivertest.Responses, drivertest.DeepSeek} {
+	for _, p := range []drivertest.Provider{drivertest.Anthropic, drivertest.Responses, drivertest.DeepSeek, drivertest.Gemini} {
 		for _, stream := range []bool{false, true} {
 			name := string(p)
 			if stream {

@@ -7,10 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// ToolSearch starts a server for p (Anthropic, Responses, or DeepSeek, which
+// ToolSearch starts a server for p (Anthropic, Responses, Gemini, or DeepSeek, which
 // stands for Chat Completions) whose model does not see call.Name up front:
 // it searches for it with query, has it loaded, calls it with
 // call.Arguments and, once the call's result comes back, answers final.
@@ -51,6 +52,7 @@ var searchDialects = map[Provider]func(s *Server, out *reply, req map[string]any
 	Anthropic: anthropicSearch,
 	Responses: responsesSearch,
 	DeepSeek:  chatSearch,
+	Gemini:    geminiSearch,
 }
 
 func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, query string) {
@@ -58,7 +60,7 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, query strin
 	if !ok {
 		return
 	}
-	out := &reply{w: w, stream: req["stream"] == true, provider: s.provider}
+	out := &reply{w: w, stream: req["stream"] == true || strings.Contains(r.URL.Path, "streamGenerateContent"), provider: s.provider}
 	if e := searchDialects[s.provider](s, out, req, query); e != "" {
 		s.refuse(w, fmt.Sprintf(`{"type":"error","error":{"type":"invalid_request_error","message":%s}}`, quote(e)))
 	}
@@ -274,4 +276,42 @@ func chatText(w *reply, text string) {
 	w.event("", chatChunk(`{"role":"assistant","content":`+quote(text)+`}`, ""))
 	w.event("", chatChunk(`{}`, "stop"))
 	w.event("", "[DONE]")
+}
+
+// geminiSearch: as chatSearch, in Gemini's wire format — tool_search among
+// the functionDeclarations and the deferred tool not, then the tool
+// declared once a functionResponse answered the search, then the text.
+func geminiSearch(s *Server, w *reply, req map[string]any, query string) string {
+	var names []string
+	for _, t := range list(req, "tools") {
+		for _, fd := range list(t, "functionDeclarations") {
+			names = append(names, fmt.Sprint(fd["name"]))
+		}
+	}
+	answered := 0
+	for _, c := range list(req, "contents") {
+		for _, p := range list(c, "parts") {
+			if p["functionResponse"] != nil {
+				answered++
+			}
+		}
+	}
+	switch answered {
+	case 0:
+		if slices.Contains(names, s.call.Name) {
+			return fmt.Sprintf("tools: %s is declared up front; it should be deferred", s.call.Name)
+		}
+		if !slices.Contains(names, "tool_search") {
+			return "tools: no tool_search to find the deferred tools with"
+		}
+		geminiAPI{}.first(w, Call{Name: "tool_search", Arguments: `{"query":` + quote(query) + `}`})
+	case 1:
+		if !slices.Contains(names, s.call.Name) {
+			return fmt.Sprintf("tools: %s was found by tool_search but is not declared now", s.call.Name)
+		}
+		geminiAPI{}.first(w, s.call)
+	default:
+		geminiAPI{}.text(w, s.final, false)
+	}
+	return ""
 }
