@@ -13,6 +13,8 @@ import (
 	"net/textproto"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // Proxy serves the requests of confined processes for the hosts of its
@@ -180,6 +182,19 @@ func hostHeaderAgrees(raw []byte, method, host, port string) error {
 	hdr, err := tp.ReadMIMEHeader()
 	if err != nil {
 		return refuse(http.StatusBadRequest, "malformed header: %v", err)
+	}
+	// http.ReadRequest keeps a field named "Host " (a space before the
+	// colon) as another header, which a lenient server behind may read
+	// as the Host: refuse what Go's own server refuses.
+	for name, values := range hdr {
+		if !httpguts.ValidHeaderFieldName(name) {
+			return refuse(http.StatusBadRequest, "malformed header name %q", clip(name))
+		}
+		for _, v := range values {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return refuse(http.StatusBadRequest, "malformed value of header %s", name)
+			}
+		}
 	}
 	values := hdr.Values("Host")
 	switch {
