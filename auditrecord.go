@@ -5,6 +5,8 @@ import (
 
 	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/internal/shell"
+	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/sandbox/netproxy"
 )
 
 // auditConfig is the audit step's settings.
@@ -44,6 +46,7 @@ func (tk *Toolkit) quoteCall(c *call, r *audit.Record) {
 		r.Arguments = tk.auditRedactor().Arguments(args)
 	}
 	r.Commands, r.CommandsOmitted = c.ran.list()
+	r.Hosts, r.HostsOmitted = c.hosts.list()
 }
 
 // Ran implements shell.Recorder: the command gate, which the call itself
@@ -78,4 +81,48 @@ func (l *commandLog) list() ([]string, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]string(nil), l.lines...), l.omitted
+}
+
+// recordingHosts returns box, recording into the call's audit record
+// every request its processes make to the network proxy; box itself when
+// it has no proxy or records are discarded.
+func (tk *Toolkit) recordingHosts(c *call, box *sandbox.Profile) *sandbox.Profile {
+	if tk.audit == audit.Discard || !box.Proxied() {
+		return box
+	}
+	return box.RecordingContacts(c.hosts.add)
+}
+
+// hostLog is the hosts one call's processes asked the proxy for, as its
+// audit record lists them: one entry per host, port, method and outcome,
+// with a count; the first audit.MaxHosts entries, and a count of the
+// requests beyond. Requests come from the proxy's goroutines.
+type hostLog struct {
+	mu      sync.Mutex
+	hosts   []audit.Host
+	omitted int
+}
+
+func (l *hostLog) add(c netproxy.Contact) {
+	h := audit.Host{Host: audit.Clip(c.Host, audit.MaxString), Port: c.Port, Method: audit.Clip(c.Method, audit.MaxString), Allowed: c.Allowed, Refused: audit.Clip(c.Refused, audit.MaxString)}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := range l.hosts {
+		if same := l.hosts[i]; same.Host == h.Host && same.Port == h.Port && same.Method == h.Method && same.Allowed == h.Allowed && same.Refused == h.Refused {
+			l.hosts[i].Count++
+			return
+		}
+	}
+	if len(l.hosts) == audit.MaxHosts {
+		l.omitted++
+		return
+	}
+	h.Count = 1
+	l.hosts = append(l.hosts, h)
+}
+
+func (l *hostLog) list() ([]audit.Host, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]audit.Host(nil), l.hosts...), l.omitted
 }

@@ -104,6 +104,7 @@ type call struct {
 	gateOnce sync.Once
 	scope    tool.Scope          // the call's dependencies, kept inline
 	ran      commandLog          // the programs the call started, for its audit record
+	hosts    hostLog             // the hosts its processes asked the proxy for, for its audit record
 	box      *sandbox.Profile    // the profile its processes ran under, once it executes
 	span     *telemetry.ToolCall // its span; nil when the toolkit records none
 
@@ -395,7 +396,7 @@ func (tk *Toolkit) execute(ctx context.Context, c *call) (res tool.Result, err e
 	scope := &c.scope
 	scope.Init(tk.overrides, tk.shared)
 	scope.Provide(tool.CommandGateKey.ID, tool.CommandGate(c))
-	c.box = tk.sandboxFor(c)
+	c.box = tk.recordingHosts(c, tk.sandboxFor(c))
 	scope.Provide(sandbox.Key.ID, c.box)
 	if c.tool.Annotations.OpenWorld { // only tools that reach out follow URLs
 		scope.Provide(tool.URLGateKey.ID, tk.policy.URLGate(c.tool, c.risk, c.verdict, c.approval.Approved))

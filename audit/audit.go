@@ -43,7 +43,28 @@ type Record struct {
 	// Hooks are the operator's hooks that ran for the call (package
 	// hooks), in the order they ran.
 	Hooks []Hook `json:"hooks,omitempty"`
+	// Hosts are the hosts the call's confined processes asked the network
+	// proxy for ([sandbox] network as a list), allowed or refused, in the
+	// order first asked, each once per outcome with a count. Requests a
+	// background process makes after the call has returned are not in it.
+	Hosts []Host `json:"hosts,omitempty"`
+	// HostsOmitted counts the requests for hosts beyond MaxHosts.
+	HostsOmitted int `json:"hosts_omitted,omitempty"`
 }
+
+// Host is a host a call's processes asked the network proxy for.
+type Host struct {
+	Host    string `json:"host"`           // as the proxy compares it (lower case, punycode), or the malformed target
+	Port    string `json:"port,omitempty"` // the port asked for
+	Method  string `json:"method"`         // CONNECT, or the HTTP method of a plain request
+	Allowed bool   `json:"allowed"`
+	Refused string `json:"refused,omitempty"` // why not: unlisted, a non-public address, a Host header naming another host
+	Count   int    `json:"count"`             // how many such requests
+}
+
+// MaxHosts bounds Record.Hosts: a program that asks for a million names
+// is recorded as its first MaxHosts and a count.
+const MaxHosts = 100
 
 // Hook is one hook's run for a call.
 type Hook struct {

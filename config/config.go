@@ -216,10 +216,11 @@ type MCPServer struct {
 	TimeoutSecs   int               `toml:"timeout"`
 	Risk          string            `toml:"risk"`
 	// Sandbox = false starts a stdio server unconfined (it runs in the
-	// sandbox by default); Network = true lets it reach the network while
-	// confined otherwise.
-	Sandbox *bool `toml:"sandbox"`
-	Network bool  `toml:"network"`
+	// sandbox by default). Network adds to [sandbox] network for this
+	// server: true lets it reach every host while confined otherwise, a
+	// list of host patterns those hosts through the proxy.
+	Sandbox *bool           `toml:"sandbox"`
+	Network sandbox.Network `toml:"network"`
 	// At is where the entry is written, for errors about it; the zero
 	// Position for an entry no file wrote.
 	At Position `toml:"-"`

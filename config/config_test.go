@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,6 +21,7 @@ func TestParseErrorsHavePositions(t *testing.T) {
 		{"bad write scope", "[workspace]\nwrite_scope = \"all\"\n", `q.toml:2:15: write scope "all"`},
 		{"wrong type", "[exec]\nmax_timeout_secs = \"ten\"\n", "q.toml:2:"},
 		{"not TOML", "[policy\n", "q.toml:1:"},
+		{"bad mcp server network", "[[tools.mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nnetwork = [\"https://x.example\"]\n", `q.toml: network[0]: host pattern "https://x.example"`},
 		{"mcp server without a name", "[[tools.mcp.servers]]\ncommand = \"x\"\n", "tools.mcp.servers[0]: name is required"},
 		{"mcp server with both command and url", "[[tools.mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nurl = \"http://x\"\n", "exactly one of command and url"},
 		{"output store", "[output]\nstore = \"cloud\"\n", `output.store: "cloud"`},
@@ -85,5 +87,19 @@ read = "workspace"
 	}
 	if got := c.Resolve(c.Outputs["report"].Schema); got != "/etc/quiver/report.schema.json" {
 		t.Errorf("Resolve = %q", got)
+	}
+}
+
+// TestMCPServerNetworkList: a stdio server's network is true, false or a
+// list of host patterns, as [sandbox] network is.
+func TestMCPServerNetworkList(t *testing.T) {
+	cfg, err := Parse("q.toml", []byte("[[tools.mcp.servers]]\nname = \"a\"\ncommand = \"x\"\nnetwork = [\"registry.npmjs.org\", \"*.example.com\"]\n"+
+		"[[tools.mcp.servers]]\nname = \"b\"\ncommand = \"x\"\nnetwork = true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers := cfg.Tools.MCP.Servers
+	if got := []string{servers[0].Network.String(), servers[1].Network.String()}; !slices.Equal(got, []string{`["registry.npmjs.org", "*.example.com"]`, "true"}) {
+		t.Errorf("networks %q", got)
 	}
 }

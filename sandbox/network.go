@@ -106,7 +106,7 @@ func (n *Network) UnmarshalTOML(data []byte) error {
 		V any `toml:"v"`
 	}
 	if err := toml.Unmarshal(append([]byte("v = "), data...), &v); err != nil {
-		return fmt.Errorf("sandbox.network: %w", err)
+		return fmt.Errorf("network: %w", err)
 	}
 	switch x := v.V.(type) {
 	case bool:
@@ -120,17 +120,17 @@ func (n *Network) UnmarshalTOML(data []byte) error {
 		for i, e := range x {
 			s, ok := e.(string)
 			if !ok {
-				return fmt.Errorf("sandbox.network[%d]: %v is not a host pattern (a string such as \"docs.example.com\" or \"*.example.com\")", i, e)
+				return fmt.Errorf("network[%d]: %v is not a host pattern (a string such as \"docs.example.com\" or \"*.example.com\")", i, e)
 			}
 			if err := netproxy.CheckPattern(s); err != nil {
-				return fmt.Errorf("sandbox.network[%d]: %w", i, err)
+				return fmt.Errorf("network[%d]: %w", i, err)
 			}
 			hosts = append(hosts, s)
 		}
 		*n = Network{Hosts: hosts}
 		return nil
 	}
-	return fmt.Errorf("sandbox.network: %s: want true, false or a list of host patterns", strings.TrimSpace(string(data)))
+	return fmt.Errorf("network: %s: want true, false or a list of host patterns", strings.TrimSpace(string(data)))
 }
 
 // String is the list as quiver.toml would write it.

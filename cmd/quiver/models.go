@@ -28,7 +28,7 @@ func (a *app) model(cfg *config.Config, s driver.Spec) (driver.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	box, err := a.processSandbox(cfg, a.workspaceDir(cfg), true)
+	box, err := a.processSandbox(cfg, a.workspaceDir(cfg), sandbox.AnyHost)
 	if err != nil {
 		return nil, err
 	}

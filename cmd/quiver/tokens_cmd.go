@@ -72,7 +72,7 @@ func (a *app) measure(ctx context.Context, in catalog.Input) ([]catalog.Cost, er
 	if err != nil {
 		return nil, err
 	}
-	box, err := a.processSandbox(a.cfg, a.workspaceDir(a.cfg), false)
+	box, err := a.processSandbox(a.cfg, a.workspaceDir(a.cfg), sandbox.Network{})
 	if err != nil {
 		return nil, err
 	}

@@ -66,9 +66,9 @@ func (a *app) mcpSandbox(cfg *config.Config, s config.MCPServer, dir string) (*s
 // processSandbox returns the profile of a process Quiver starts for itself
 // (an MCP server, quiver-models) in dir: built by the same function from
 // the same policy as the toolkit's (policy.Policy.Sandbox), so it has the
-// same protected paths, [policy] protected included; the network when
-// network is set.
-func (a *app) processSandbox(cfg *config.Config, dir string, network bool) (*sandbox.Profile, error) {
+// same protected paths, [policy] protected included; the hosts of
+// [sandbox] network and of network.
+func (a *app) processSandbox(cfg *config.Config, dir string, network sandbox.Network) (*sandbox.Profile, error) {
 	pol, err := a.newPolicy(cfg)
 	if err != nil {
 		return nil, err
@@ -77,9 +77,7 @@ func (a *app) processSandbox(cfg *config.Config, dir string, network bool) (*san
 		dir = "."
 	}
 	sc := cfg.Sandbox
-	if network { // this server's own setting: every host, as [sandbox] network = true
-		sc.Network = sandbox.AnyHost
-	}
+	sc.Network = sc.Network.Union(network) // this process's own setting adds to [sandbox]'s
 	return pol.Sandbox(dir, sc)
 }
 
