@@ -11,6 +11,7 @@ import (
 	"github.com/quiverkit/quiver/hooks"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/telemetry"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -36,12 +37,28 @@ func (tk *Toolkit) newHooks() error {
 	session := make([]byte, 8)
 	rand.Read(session)
 	set, err := hooks.New(*tk.hookConfig, hooks.Options{Root: tk.ws.Dir(), Mappings: tk.hookMaps,
-		SessionID: "quiver-" + hex.EncodeToString(session), Logger: tk.logger})
+		SessionID: "quiver-" + hex.EncodeToString(session), Logger: tk.logger, Observe: tk.observeHook})
 	if err != nil {
 		return fmt.Errorf("quiver: %w", err)
 	}
 	tk.hooks = set
 	return nil
+}
+
+// observeHook records each hook's run as a span under its call's
+// execute_tool span, when the toolkit records telemetry.
+func (tk *Toolkit) observeHook(ctx context.Context, e hooks.Event, name string) func(hooks.Ran) {
+	if tk.tel == nil {
+		return nil
+	}
+	run := tk.tel.StartHook(ctx, string(e), name)
+	return func(r hooks.Ran) {
+		o := telemetry.HookOutcome{Decision: r.Decision, Rewrote: r.Rewrote, Error: r.Error}
+		if r.Exit != nil {
+			o.Exit, o.Exited = *r.Exit, true
+		}
+		run.End(o)
+	}
 }
 
 // hookCall is what the hooks are told about c.

@@ -28,6 +28,7 @@ const Shell = "/bin/sh"
 // proc is how one hook's process ended.
 type proc struct {
 	exit           int
+	exited         bool // exit is the process's own status
 	stdout, stderr []byte
 	dur            time.Duration
 }
@@ -48,7 +49,8 @@ func (s *Set) run(ctx context.Context, h *Hook, profile *sandbox.Profile, input 
 	out, err := command.Run(ctx, command.Process{Argv: []string{Shell, "-c", h.Command}, Dir: s.root,
 		Env: append(sandbox.HostEnv(nil), "CLAUDE_PROJECT_DIR="+s.root), Stdin: bytes.NewReader(input),
 		Timeout: h.timeout(), Sandbox: profile})
-	r := proc{exit: out.ExitCode, stdout: []byte(out.Stdout.Head), stderr: []byte(out.Stderr.Head), dur: time.Since(start)}
+	r := proc{exit: out.ExitCode, exited: err == nil && !out.TimedOut && out.ExitCode >= 0,
+		stdout: []byte(out.Stdout.Head), stderr: []byte(out.Stderr.Head), dur: time.Since(start)}
 	var unavailable *sandbox.UnavailableError
 	switch {
 	case errors.As(err, &unavailable), ctx.Err() != nil:

@@ -18,6 +18,7 @@ type Set struct {
 	root    string
 	session string
 	logger  *slog.Logger
+	observe func(context.Context, Event, string) func(Ran)
 }
 
 // Options are what a Set needs besides its configuration.
@@ -32,6 +33,10 @@ type Options struct {
 	// no session of the host's.
 	SessionID string
 	Logger    *slog.Logger
+	// Observe, when set, is called as each hook starts, with the context
+	// of its call; what it returns is called with the hook's run once its
+	// decision is known. The toolkit records OpenTelemetry spans with it.
+	Observe func(ctx context.Context, e Event, hook string) func(Ran)
 }
 
 // New checks cfg and makes its hooks ready to run.
@@ -42,7 +47,7 @@ func New(cfg Config, o Options) (*Set, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Set{cfg: cfg, maps: o.Mappings, root: o.Root, session: o.SessionID, logger: o.Logger}, nil
+	return &Set{cfg: cfg, maps: o.Mappings, root: o.Root, session: o.SessionID, logger: o.Logger, observe: o.Observe}, nil
 }
 
 // HookAllow reports whether the operator lets a hook's allow pass a call
@@ -68,7 +73,10 @@ type Ran struct {
 	Decision   string  `json:"decision,omitempty"` // allow, ask, deny (PreToolUse); block (after the call)
 	Rewrote    bool    `json:"rewrote,omitempty"`  // it replaced the call's input (updatedInput)
 	DurationMS float64 `json:"duration_ms"`
-	Error      string  `json:"error,omitempty"` // why the hook failed
+	// Exit is the hook process's exit status; nil when it has none (it
+	// could not start, or was killed).
+	Exit  *int   `json:"exit_code,omitempty"`
+	Error string `json:"error,omitempty"` // why the hook failed
 }
 
 // Matched is a hook that runs for a tool.
@@ -156,19 +164,36 @@ type outcome struct {
 	reason string // exit 2's standard error, trimmed
 	out    *Output
 	err    error // the hook failed (errHookFailed) or ctx ended
+	// done is called with the hook's run once its decision is known.
+	done func(Ran)
+}
+
+// finish reports the run to the observer, and returns it.
+func (o outcome) finish(r Ran) Ran {
+	if o.done != nil {
+		o.done(r)
+	}
+	return r
 }
 
 // one runs hook h for event e with payload p and reads its answer.
 func (s *Set) one(ctx context.Context, e Event, h *Hook, c Call, p payload) (outcome, Ran) {
 	ran := Ran{Event: e, Hook: h.label()}
+	var o outcome
+	if s.observe != nil {
+		o.done = s.observe(ctx, e, h.label())
+	}
 	in, err := json.Marshal(p)
 	if err != nil {
 		ran.Error = err.Error()
-		return outcome{err: err}, ran
+		o.err = err
+		return o, ran
 	}
 	r, err := s.run(ctx, h, c.Profile, in)
 	ran.DurationMS = float64(r.dur.Microseconds()) / 1000
-	var o outcome
+	if r.exited {
+		ran.Exit = &r.exit
+	}
 	switch {
 	case err != nil:
 		o.err = err
@@ -259,17 +284,17 @@ func (s *Set) Pre(ctx context.Context, c Call) Pre {
 		}
 		o, ran := s.one(ctx, PreToolUse, h, c, s.payload(PreToolUse, h, c, input))
 		if errors.As(o.err, new(*sandbox.UnavailableError)) {
-			pre.Ran = append(pre.Ran, ran)
+			pre.Ran = append(pre.Ran, o.finish(ran))
 			pre.Decision, pre.Hook, pre.Reason, pre.Unavailable = Deny, h.label(), o.err.Error(), o.err
 			return pre
 		}
 		d, reason := s.preDecision(h, o)
 		ran.Decision = string(d)
-		pre.Ran = append(pre.Ran, ran)
 		if d.rank() > pre.Decision.rank() {
 			pre.Decision, pre.Reason, pre.Hook = d, reason, h.label()
 		}
 		if d == Deny {
+			pre.Ran = append(pre.Ran, o.finish(ran))
 			return pre
 		}
 		if o.out != nil {
@@ -282,9 +307,10 @@ func (s *Set) Pre(ctx context.Context, c Call) Pre {
 					input = s.maps.FromClaude(c.Tool, input, s.root)
 				}
 				pre.Input = input
-				pre.Ran[len(pre.Ran)-1].Rewrote = true
+				ran.Rewrote = true
 			}
 		}
+		pre.Ran = append(pre.Ran, o.finish(ran))
 	}
 	return pre
 }
@@ -376,7 +402,7 @@ func (s *Set) after(ctx context.Context, e Event, c Call, fill func(*payload)) P
 				post.Block, post.Reason, post.Hook = true, clip(reason), h.label()
 			}
 		}
-		post.Ran = append(post.Ran, ran)
+		post.Ran = append(post.Ran, o.finish(ran))
 	}
 	return post
 }

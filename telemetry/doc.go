@@ -17,6 +17,13 @@
 //     quiver.* attributes (see [ToolOutcome]). gen_ai.tool.type is
 //     "function" for a tool Quiver runs itself and "extension" for one an
 //     MCP server Quiver is a client of runs.
+//   - hook {event} {name}, INTERNAL, a child of the call's execute_tool span
+//     for each hook (package hooks) that ran for it: quiver.hook.name,
+//     quiver.hook.event, quiver.hook.decision (allow, ask, deny, block or
+//     none), quiver.hook.exit_code (when the process exited), quiver.hook.
+//     duration_ms, quiver.hook.rewrote, and quiver.hook.error with an error
+//     status when the hook failed ([HookOutcome]). The conventions have no
+//     such span; these names are Quiver's.
 //   - {mcp.method.name} {target}, SERVER: mcp.method.name, mcp.session.id
 //     (HTTP sessions; stdio has none), jsonrpc.request.id (requests, not
 //     notifications), mcp.protocol.version, network.transport (tcp over
