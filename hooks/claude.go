@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Mapping is how one of Quiver's tools looks to a hook written for Claude
@@ -41,6 +42,37 @@ type Field struct {
 // Mappings are the mappings of a catalogue, looked up both ways.
 type Mappings struct {
 	byTool, byClaude map[string]*Mapping
+	// mcp are the name prefixes of the MCP servers' tools (SERVER__).
+	mcp []string
+}
+
+// MCPPrefix begins the name Claude Code gives an MCP server's tool:
+// mcp__SERVER__TOOL.
+const MCPPrefix = "mcp__"
+
+// AddMCP makes the tools whose Quiver names begin with one of prefixes —
+// an MCP server's SERVER__, as package provider/mcp names its tools — known
+// to a Claude Code hook by Claude Code's name for them, mcp__SERVER__TOOL,
+// both in the tool_name it reads and for its matcher (mcp__github__.*).
+func (m *Mappings) AddMCP(prefixes ...string) {
+	for _, p := range prefixes {
+		if p != "" && !slices.Contains(m.mcp, p) {
+			m.mcp = append(m.mcp, p)
+		}
+	}
+}
+
+// isMCP reports whether tool is an MCP server's, by its Quiver name.
+func (m *Mappings) isMCP(tool string) bool {
+	if m == nil {
+		return false
+	}
+	for _, p := range m.mcp {
+		if len(tool) > len(p) && tool[:len(p)] == p {
+			return true
+		}
+	}
+	return false
 }
 
 // NewMappings indexes ms, refusing a name mapped twice either way.
@@ -56,21 +88,29 @@ func NewMappings(ms ...Mapping) (*Mappings, error) {
 	return m, nil
 }
 
-// ClaudeName is the name a Claude Code hook knows the tool by: its own when
-// Claude Code has no such tool.
+// ClaudeName is the name a Claude Code hook knows the tool by: Claude
+// Code's for its own tools (Bash), mcp__SERVER__TOOL for an MCP server's
+// (AddMCP), else the tool's own.
 func (m *Mappings) ClaudeName(tool string) string {
 	if mp := m.lookup(tool); mp != nil {
 		return mp.Claude
+	}
+	if m.isMCP(tool) {
+		return MCPPrefix + tool
 	}
 	return tool
 }
 
 // ToolName is the Quiver tool a Claude Code name stands for: the name
-// itself when it is not one of Claude Code's mapped tools.
+// itself when it is neither one of Claude Code's mapped tools nor an MCP
+// server's.
 func (m *Mappings) ToolName(claude string) string {
 	if m != nil {
 		if mp := m.byClaude[claude]; mp != nil {
 			return mp.Tool
+		}
+		if tool, ok := strings.CutPrefix(claude, MCPPrefix); ok && m.isMCP(tool) {
+			return tool
 		}
 	}
 	return claude

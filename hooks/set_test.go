@@ -237,3 +237,66 @@ func TestMatching(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestMCPToolNames: an MCP server's tool (fs__write_file, as package
+// provider/mcp names it) is mcp__fs__write_file to a Claude Code hook, in
+// the tool_name it reads and for its matcher, and Claude Code's name maps
+// back; Quiver's own hooks, and tools of no server, keep their names.
+func TestMCPToolNames(t *testing.T) {
+	m := testMappings(t)
+	m.AddMCP("fs__", "gh__")
+	for _, tt := range []struct{ quiver, claude string }{
+		{"fs__write_file", "mcp__fs__write_file"},
+		{"gh__create_issue", "mcp__gh__create_issue"},
+		{"exec_command", "Bash"},
+		{"read_file", "read_file"}, // not mapped here: its own name
+		{"other__x", "other__x"},   // no server of that name
+	} {
+		if got := m.ClaudeName(tt.quiver); got != tt.claude {
+			t.Errorf("ClaudeName(%q) = %q, want %q", tt.quiver, got, tt.claude)
+		}
+		if got := m.ToolName(tt.claude); got != tt.quiver {
+			t.Errorf("ToolName(%q) = %q, want %q", tt.claude, got, tt.quiver)
+		}
+	}
+	if got := m.ToolName("mcp__other__x"); got != "mcp__other__x" {
+		t.Errorf("a name of no server maps to %q", got)
+	}
+
+	root := t.TempDir()
+	seen := filepath.Join(root, "seen.json")
+	cfg := hooks.Config{PreToolUse: []hooks.Hook{
+		{Name: "claude", Command: script(t, "record.sh", seen), Matcher: matcher(t, "mcp__fs__.*"), Claude: true},
+		{Name: "quiver", Command: "exit 0", Matcher: matcher(t, "fs__write_file")},
+		{Name: "claude-by-quiver-name", Command: "exit 0", Matcher: matcher(t, "fs__write_file"), Claude: true},
+	}}
+	set, err := hooks.New(cfg, hooks.Options{Root: root, Mappings: m, SessionID: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, h := range set.Matching("fs__write_file") {
+		names = append(names, h.Hook)
+	}
+	if d := cmp.Diff([]string{"claude", "quiver"}, names); d != "" {
+		t.Errorf("hooks matching fs__write_file (-want +got):\n%s", d)
+	}
+	profile, err := sandbox.Default(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := profile.Check(); err != nil {
+		t.Skipf("no sandbox on this machine: %v", err)
+	}
+	set.Pre(context.Background(), hooks.Call{ID: "c1", Tool: "fs__write_file", Input: map[string]any{"path": "a"}, Profile: profile})
+	var in struct {
+		ToolName string `json:"tool_name"`
+	}
+	b, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &in); err != nil || in.ToolName != "mcp__fs__write_file" {
+		t.Errorf("the hook read tool_name %q (%v)", in.ToolName, err)
+	}
+}

@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quiverkit/quiver/internal/mcppeers"
 )
 
 const hookedProjectToml = `[hooks]
@@ -58,5 +62,32 @@ func TestProjectHooksRunOnlyWhenTrusted(t *testing.T) {
 	}
 	if r := runCLI(t, dir, "", "tools"); !strings.Contains(r.stdout, "hooks of read_file: PreToolUse project-guard; PostToolUse python3") {
 		t.Errorf("quiver tools:\n%s", r.stdout)
+	}
+}
+
+// TestClaudeHookSeesMCPNames: a Claude Code settings file's guard written
+// for an MCP tool (matcher mcp__fs__write_file, Claude Code's name for the
+// fs server's write_file) refuses Quiver's fs__write_file, reading the
+// same name as tool_name; the fs server's other tools pass.
+func TestClaudeHookSeesMCPNames(t *testing.T) {
+	t.Parallel()
+	fs := mcppeers.Server(t, "server-filesystem")
+	dir := plantedWorkdir(t, map[string]string{
+		"quiver.toml": "[policy]\ndefault = \"allow\"\n\n[hooks]\nclaude_settings = \".claude/settings.json\"\n\n" +
+			"[[tools.mcp.servers]]\nname = \"fs\"\ncommand = \"node\"\nargs = [" + quote(fs) + ", \".\"]\n",
+		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "mcp__fs__write_file", "hooks": [{"type": "command",
+  "command": "python3 -c 'import json,sys; n=json.load(sys.stdin)[\"tool_name\"]; print(\"no writes through \" + n, file=sys.stderr); sys.exit(2)'"}]}]}}`,
+		"notes.txt": "a note\n",
+	})
+	trust(t, dir)
+	r := runCLI(t, dir, "", "call", "fs__write_file", `{"path":"x.txt","content":"x"}`)
+	if r.code != exitTool || !strings.Contains(r.stderr, "no writes through mcp__fs__write_file") {
+		t.Errorf("the guard of mcp__fs__write_file: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.txt")); err == nil {
+		t.Error("the refused write happened")
+	}
+	if r := runCLI(t, dir, "", "call", "fs__read_text_file", `{"path":"notes.txt"}`); r.code != 0 || !strings.Contains(r.stdout, "a note") {
+		t.Errorf("another tool of the server: %+v", r)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/hooks"
+	mcpprovider "github.com/quiverkit/quiver/provider/mcp"
 	"github.com/quiverkit/quiver/tools"
 )
 
@@ -28,6 +29,9 @@ func (a *app) wireHooks(cfg *config.Config) ([]quiver.Option, error) {
 	maps, err := hooks.NewMappings(tools.ClaudeCode()...)
 	if err != nil {
 		return nil, err
+	}
+	for _, srv := range cfg.Tools.MCP.Servers {
+		maps.AddMCP(mcpprovider.ToolName(srv.Name, ""))
 	}
 	return []quiver.Option{quiver.WithHooks(hc, maps)}, nil
 }
