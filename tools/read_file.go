@@ -67,7 +67,7 @@ func readFile(ctx context.Context, tc tool.Context, in ReadFileInput) (*ReadFile
 	if err != nil {
 		return nil, err
 	}
-	f, err := ws.OpenRead(rel)
+	f, err := ws.OpenReadContext(ctx, rel)
 	if err != nil {
 		return nil, err
 	}

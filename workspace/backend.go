@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -163,7 +164,7 @@ func (w *Workspace) backendStat(p string) (fs.FileInfo, error) {
 }
 
 // backendOpen opens the regular file p for reading in the backend.
-func (w *Workspace) backendOpen(p string) (fs.File, error) {
+func (w *Workspace) backendOpen(ctx context.Context, p string) (fs.File, error) {
 	if err := w.CheckRead(p); err != nil {
 		return nil, err
 	}
@@ -182,7 +183,12 @@ func (w *Workspace) backendOpen(p string) (fs.File, error) {
 		}
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "open %s: %s", p, kind)
 	}
-	f, err := w.backend.Open(real)
+	var f fs.File
+	if cb, ok := w.backend.(ContextBackend); ok {
+		f, err = cb.OpenContext(ctx, real)
+	} else {
+		f, err = w.backend.Open(real)
+	}
 	return f, classify("open", p, err)
 }
 
@@ -291,5 +297,5 @@ func (w *Workspace) OpenRead(p string) (fs.File, error) {
 		}
 		return f, nil
 	}
-	return w.backendOpen(p)
+	return w.backendOpen(context.Background(), p)
 }

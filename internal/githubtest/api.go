@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // The handlers below answer with the shapes of GitHub's OpenAPI
@@ -58,12 +59,13 @@ func (s *Server) resolve(rp *repo, ref string) (string, bool) {
 }
 
 func (s *Server) commitJSON(rp *repo, sha string) map[string]any {
-	tree := s.objs[sha].tree
+	o := s.objs[sha]
+	who := map[string]any{"name": "Quiver Test", "email": "test@quiver.invalid", "date": o.when.UTC().Format(time.RFC3339)}
 	return map[string]any{
 		"sha": sha, "node_id": "C_" + sha[:10], "url": s.repoURL(rp) + "/commits/" + sha,
 		"commit": map[string]any{
-			"message": "commit", "url": s.repoURL(rp) + "/git/commits/" + sha,
-			"tree": map[string]any{"sha": tree, "url": s.repoURL(rp) + "/git/trees/" + tree},
+			"message": "commit", "url": s.repoURL(rp) + "/git/commits/" + sha, "author": who, "committer": who,
+			"tree": map[string]any{"sha": o.tree, "url": s.repoURL(rp) + "/git/trees/" + o.tree},
 		},
 	}
 }
@@ -113,8 +115,9 @@ func (s *Server) getGitCommit(r *http.Request, rp *repo) reply {
 	if o == nil || o.kind != "commit" {
 		return notFound()
 	}
+	who := map[string]any{"name": "Quiver Test", "email": "test@quiver.invalid", "date": o.when.UTC().Format(time.RFC3339)}
 	return jsonReply(http.StatusOK, map[string]any{
-		"sha": sha, "url": s.repoURL(rp) + "/git/commits/" + sha, "message": "commit",
+		"sha": sha, "url": s.repoURL(rp) + "/git/commits/" + sha, "message": "commit", "author": who, "committer": who,
 		"tree": map[string]any{"sha": o.tree, "url": s.repoURL(rp) + "/git/trees/" + o.tree},
 	})
 }

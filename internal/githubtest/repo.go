@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The modes of a git tree entry, as the API spells them.
@@ -49,7 +50,8 @@ type object struct {
 	kind    string // blob, tree, commit
 	data    []byte // a blob's content
 	entries []entry
-	tree    string // a commit's tree
+	tree    string    // a commit's tree
+	when    time.Time // a commit's author and committer time
 }
 
 // entry is one line of a tree object.
@@ -68,16 +70,16 @@ func gitHash(kind string, body []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// commit stores files as a tree and a commit over it, and returns the
-// commit's sha. seq tells commits of the same tree apart.
-func (s store) commit(files []File, seq int) (string, error) {
+// commit stores files as a tree and a commit over it made at when, and
+// returns the commit's sha. seq tells commits of the same tree apart.
+func (s store) commit(files []File, when time.Time, seq int) (string, error) {
 	tree, err := s.tree(files, "")
 	if err != nil {
 		return "", err
 	}
-	body := fmt.Appendf(nil, "tree %s\nauthor Quiver Test <test@quiver.invalid> %d +0000\ncommitter Quiver Test <test@quiver.invalid> %d +0000\n\ncommit %d\n", tree, 1700000000+seq, 1700000000+seq, seq)
+	body := fmt.Appendf(nil, "tree %s\nauthor Quiver Test <test@quiver.invalid> %d +0000\ncommitter Quiver Test <test@quiver.invalid> %d +0000\n\ncommit %d\n", tree, when.Unix(), when.Unix(), seq)
 	sha := gitHash("commit", body)
-	s[sha] = &object{kind: "commit", tree: tree}
+	s[sha] = &object{kind: "commit", tree: tree, when: when}
 	return sha, nil
 }
 

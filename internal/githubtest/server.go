@@ -77,6 +77,7 @@ type repo struct {
 	owner, name   string
 	defaultBranch string
 	private       bool
+	time          time.Time         // the time of the repository's first commit; each push is a second later
 	branches      map[string]string // name: commit sha
 	tags          map[string]string
 }
@@ -103,9 +104,10 @@ func New(t testing.TB, opts Options) *Server {
 // Repo is a repository to serve.
 type Repo struct {
 	Owner, Name   string
-	DefaultBranch string // "main" when empty
-	Private       bool   // a private repository answers 404 to a request without a token, as GitHub does
-	Files         []File // the default branch's files
+	DefaultBranch string    // "main" when empty
+	Private       bool      // a private repository answers 404 to a request without a token, as GitHub does
+	Files         []File    // the default branch's files
+	Time          time.Time // its commit's time; 2023-11-14T22:13:20Z when zero. A Push is a second later each
 }
 
 // AddRepo serves r and returns the commit its default branch points to.
@@ -113,8 +115,11 @@ func (s *Server) AddRepo(r Repo) (string, error) {
 	if r.DefaultBranch == "" {
 		r.DefaultBranch = "main"
 	}
+	if r.Time.IsZero() {
+		r.Time = time.Unix(1_700_000_000, 0)
+	}
 	s.mu.Lock()
-	rp := &repo{id: len(s.repos) + 1, owner: r.Owner, name: r.Name, defaultBranch: r.DefaultBranch, private: r.Private,
+	rp := &repo{id: len(s.repos) + 1, owner: r.Owner, name: r.Name, defaultBranch: r.DefaultBranch, private: r.Private, time: r.Time.Add(-time.Second),
 		branches: map[string]string{}, tags: map[string]string{}}
 	s.repos[strings.ToLower(r.Owner+"/"+r.Name)] = rp
 	s.mu.Unlock()
@@ -131,7 +136,8 @@ func (s *Server) Push(fullName, branch string, files []File) (string, error) {
 		return "", fmt.Errorf("githubtest: no repository %s", fullName)
 	}
 	s.seq++
-	sha, err := s.objs.commit(files, s.seq)
+	rp.time = rp.time.Add(time.Second)
+	sha, err := s.objs.commit(files, rp.time, s.seq)
 	if err != nil {
 		return "", err
 	}

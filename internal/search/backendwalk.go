@@ -36,12 +36,17 @@ func walkBackend(ctx context.Context, ws *workspace.Workspace, start string, opt
 	}
 	l.list(start, real, stack)
 	st.Dirs, st.Unreadable = l.dirs, l.unreadable
+	if l.failed != nil {
+		return st, l.failed
+	}
 	threads := opts.Threads
 	if threads <= 0 {
 		threads = max(runtime.GOMAXPROCS(0), backendThreads)
 	}
 	var next, entries, unreadable atomic.Int64
 	var stopped, budget atomic.Bool
+	var failedOnce sync.Once
+	var failed error
 	var wg sync.WaitGroup
 	for range threads {
 		visit := newVisit()
@@ -60,6 +65,9 @@ func walkBackend(ctx context.Context, ws *workspace.Workspace, start string, opt
 				case errors.Is(err, workspace.ErrBudget):
 					budget.Store(true)
 					stopped.Store(true)
+				case workspace.BackendFailure(err):
+					failedOnce.Do(func() { failed = err })
+					stopped.Store(true)
 				default:
 					unreadable.Add(1)
 				}
@@ -68,6 +76,9 @@ func walkBackend(ctx context.Context, ws *workspace.Workspace, start string, opt
 	}
 	wg.Wait()
 	st.Entries, st.Unreadable, st.Budget = entries.Load(), st.Unreadable+unreadable.Load(), budget.Load()
+	if failed != nil {
+		return st, failed
+	}
 	return st, ctx.Err()
 }
 
@@ -77,16 +88,21 @@ type lister struct {
 	ws               *workspace.Workspace
 	opts             WalkOptions
 	files            []*Entry
+	failed           error           // a backend failure (workspace.BackendFailure) that ended the listing
 	seen             map[string]bool // directories entered, by real path: a linked loop ends
 	dirs, unreadable int64
 }
 
 // list lists the directory rel, whose links are resolved in real.
 func (l *lister) list(rel, real string, stack workspace.IgnoreStack) {
-	if l.ctx.Err() != nil {
+	if l.ctx.Err() != nil || l.failed != nil {
 		return
 	}
 	entries, err := fs.ReadDir(l.ws.FS(), real)
+	if workspace.BackendFailure(err) {
+		l.failed = err
+		return
+	}
 	if err != nil {
 		l.unreadable++
 		return

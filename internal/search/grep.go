@@ -17,6 +17,10 @@ type GrepRequest struct {
 	Filter      *PathGlob // only files it matches, relative to Start (nil: all)
 	Walk        WalkOptions
 	MaxFileSize int64 // files larger than this are skipped and counted; 0: no limit
+	// Only, when set, narrows the search to the files (relative to the
+	// workspace root) it keeps, among those the walk visits: a remote
+	// backend's own search (GitHub's code search) picked them.
+	Only func(rel string) bool
 }
 
 // GrepStats counts what a grep saw besides its results.
@@ -37,6 +41,7 @@ type GrepStats struct {
 // numbers, no context, no copies.
 func Grep(ctx context.Context, ws *workspace.Workspace, req GrepRequest, c *Collector) (GrepStats, error) {
 	var searched, binary, tooLarge atomic.Int64
+	ctx = ws.SearchContext(ctx)
 	newVisit := func() VisitFunc {
 		s := newFileSearcher(req.Matcher, c)
 		return func(e *Entry) error {
@@ -46,7 +51,10 @@ func Grep(ctx context.Context, ws *workspace.Workspace, req GrepRequest, c *Coll
 			if req.Filter != nil && !req.Filter.Match(relTo(req.Start, e.Rel), e.Name) {
 				return nil
 			}
-			f, err := e.open(ws)
+			if req.Only != nil && !req.Only(e.Rel) {
+				return nil
+			}
+			f, err := e.open(ctx, ws)
 			if err != nil {
 				return err
 			}
@@ -86,7 +94,7 @@ type fileReader interface {
 
 // open opens e for reading: by its directory's descriptor, or through the
 // workspace for a start path or a followed link.
-func (e *Entry) open(ws *workspace.Workspace) (fileReader, error) {
+func (e *Entry) open(ctx context.Context, ws *workspace.Workspace) (fileReader, error) {
 	if e.dir != nil && !e.followed {
 		f, err := e.dir.sys.openFile(e.Name)
 		if err != nil {
@@ -102,7 +110,7 @@ func (e *Entry) open(ws *workspace.Workspace) (fileReader, error) {
 		}
 		return f, nil
 	}
-	f, fi, err := statOpened(ws.OpenRead(e.Rel))
+	f, fi, err := statOpened(ws.OpenReadContext(ctx, e.Rel))
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,13 @@ func (c *Client) Blob(ctx context.Context, sha string, size int64) ([]byte, erro
 	return v.([]byte), nil
 }
 
+// HasBlob reports whether the blob sha is cached: reading it costs no
+// request.
+func (c *Client) HasBlob(sha string) bool {
+	_, ok := c.blobs.get(sha)
+	return ok
+}
+
 func (c *Client) jsonBlob(ctx context.Context, sha string) ([]byte, error) {
 	var blob *gh.Blob
 	err := c.call(ctx, "core", "the blob "+sha, func() (*gh.Response, error) {

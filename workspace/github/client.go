@@ -49,6 +49,10 @@ type Config struct {
 	MaxTreeRequests int
 	// BlobCacheBytes bounds the blobs kept in memory; 128 MiB when 0.
 	BlobCacheBytes int64
+	// SearchFetches and SearchBytes bound the blobs one search
+	// (grep_search, search_code) fetches: 300 and 32 MiB when 0.
+	SearchFetches int
+	SearchBytes   int64
 
 	HTTPClient *http.Client                                     // http.DefaultClient when nil
 	Now        func() time.Time                                 // time.Now when nil
@@ -62,19 +66,20 @@ type Client struct {
 	gh          *gh.Client
 	etags       *etagCache
 
-	mu       sync.Mutex
-	blocked  map[string]time.Time // resource: no request before this
-	head     resolved
-	trees    map[string][]Entry // tree sha: its entries
-	complete map[string]bool    // tree shas whose whole subtree is in trees
-	blobs    *lru
-	flight   singleflight.Group
+	mu        sync.Mutex
+	blocked   map[string]time.Time // resource: no request before this
+	head      resolved
+	trees     map[string][]Entry // tree sha: its entries
+	complete  map[string]bool    // tree shas whose whole subtree is in trees
+	truncated map[string]bool    // tree shas whose recursive listing GitHub truncates
+	blobs     *lru
+	flight    singleflight.Group
 }
 
 // resolved is the commit the ref named when last asked.
 type resolved struct {
-	commit, tree string
-	at           time.Time
+	commit Commit
+	at     time.Time
 }
 
 // New returns a client for cfg; it sends no request.
@@ -98,7 +103,7 @@ func New(cfg Config) (*Client, error) {
 	client.BaseURL = base
 	client.DisableRateLimitCheck = true
 	c := &Client{cfg: cfg, owner: owner, name: name, gh: client, blocked: map[string]time.Time{},
-		trees: map[string][]Entry{}, complete: map[string]bool{}, blobs: newLRU(cfg.BlobCacheBytes)}
+		trees: map[string][]Entry{}, complete: map[string]bool{}, truncated: map[string]bool{}, blobs: newLRU(cfg.BlobCacheBytes)}
 	if cfg.CacheDir != "off" {
 		c.etags = &etagCache{dir: cfg.CacheDir, scope: scopeOf(base.String(), cfg.Token)}
 	}
@@ -131,8 +136,15 @@ func withDefaults(cfg Config) Config {
 	if cfg.BlobCacheBytes == 0 {
 		cfg.BlobCacheBytes = 128 << 20
 	}
+	if cfg.SearchFetches == 0 {
+		cfg.SearchFetches = 300
+	}
+	if cfg.SearchBytes == 0 {
+		cfg.SearchBytes = 32 << 20
+	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = http.DefaultClient
+		// A request that hangs ends; the retries are bounded too.
+		cfg.HTTPClient = &http.Client{Timeout: time.Minute}
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

@@ -103,7 +103,8 @@ func TestCountedRequests(t *testing.T) {
 	e := setup(t, githubtest.Options{}, manyFiles(10_000))
 	ctx := context.Background()
 	c := e.client(t, nil)
-	_, root, err := c.Head(ctx)
+	h, err := c.Head(ctx)
+	root := h.Tree
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,16 +130,16 @@ func TestCountedRequests(t *testing.T) {
 			t.Fatalf("blob: %q, %v", b, err)
 		}
 	}
-	if d := cmp.Diff(map[string]int{"repo 200": 1, "commit 200": 1, "tree 200": 1, "blob 200": 1}, e.srv.Counts()); d != "" {
+	if d := cmp.Diff(map[string]int{"repo 200": 1, "commit 200": 1, "gitcommit 200": 1, "tree 200": 1, "blob 200": 1}, e.srv.Counts()); d != "" {
 		t.Errorf("first process (-want +got):\n%s", d)
 	}
 
 	e.srv.ResetLog()
 	second := e.client(t, nil)
-	if _, _, err := second.Head(ctx); err != nil {
+	if _, err := second.Head(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(map[string]int{"repo 304": 1, "commit 304": 1, "tree 200": 1}, e.srv.Counts()); d != "" {
+	if d := cmp.Diff(map[string]int{"repo 304": 1, "commit 304": 1, "gitcommit 304": 1, "tree 200": 1}, e.srv.Counts()); d != "" {
 		t.Errorf("second process (-want +got):\n%s", d)
 	}
 
@@ -148,10 +149,10 @@ func TestCountedRequests(t *testing.T) {
 	if _, err := e.srv.Push("acme/app", "main", githubtest.Files("only.txt", "x")); err != nil {
 		t.Fatal(err)
 	}
-	if _, root2, err := second.Head(ctx); err != nil || root2 == root {
-		t.Errorf("after a push: root %s (was %s), %v", root2, root, err)
+	if h2, err := second.Head(ctx); err != nil || h2.Tree == root {
+		t.Errorf("after a push: root %s (was %s), %v", h2.Tree, root, err)
 	}
-	if d := cmp.Diff(map[string]int{"repo 304": 1, "commit 200": 1, "tree 200": 1}, e.srv.Counts()); d != "" {
+	if d := cmp.Diff(map[string]int{"repo 304": 1, "commit 200": 1, "gitcommit 200": 1, "tree 200": 1}, e.srv.Counts()); d != "" {
 		t.Errorf("refresh (-want +got):\n%s", d)
 	}
 }
@@ -168,7 +169,7 @@ func TestConnectionErrors(t *testing.T) {
 		{"a repository the token cannot see", func(c *github.Config) { c.Repo = "acme/secret" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := e.client(t, tc.mod).Head(ctx)
+			_, err := e.client(t, tc.mod).Head(ctx)
 			te := wantCode(t, err, tool.CodeNoConnection)
 			if te.Message != "No active GitHub connection found" || te.Details["reason"] == "" {
 				t.Errorf("message %q, details %v", te.Message, te.Details)
@@ -178,7 +179,7 @@ func TestConnectionErrors(t *testing.T) {
 	if n := len(e.srv.Requests()); n != 2 {
 		t.Errorf("%d requests; no token sends none", n)
 	}
-	_, _, err := e.client(t, func(c *github.Config) { c.Ref = "no-such-branch" }).Head(ctx)
+	_, err := e.client(t, func(c *github.Config) { c.Ref = "no-such-branch" }).Head(ctx)
 	wantCode(t, err, tool.CodeNotFound)
 	if _, err := e.client(t, nil).Blob(ctx, strings.Repeat("0", 40), 1); tool.CodeOf(err) != tool.CodeNotFound {
 		t.Errorf("a missing blob: %v", err)
@@ -199,12 +200,12 @@ func TestRefs(t *testing.T) {
 	e.srv.Tag("acme/app", "v1", feature)
 	ctx := context.Background()
 	for _, ref := range []string{"feature", "v1", feature} {
-		commit, _, err := e.client(t, func(c *github.Config) { c.Ref = ref }).Head(ctx)
-		if err != nil || commit != feature {
+		commit, err := e.client(t, func(c *github.Config) { c.Ref = ref }).Head(ctx)
+		if err != nil || commit.SHA != feature {
 			t.Errorf("ref %s: %s, %v", ref, commit, err)
 		}
 	}
-	if commit, _, err := e.client(t, nil).Head(ctx); err != nil || commit != e.head {
+	if commit, err := e.client(t, nil).Head(ctx); err != nil || commit.SHA != e.head || !commit.Time.Equal(time.Unix(1_700_000_000, 0)) {
 		t.Errorf("default branch: %s, %v", commit, err)
 	}
 }
@@ -214,7 +215,8 @@ func TestTruncatedTrees(t *testing.T) {
 	want := func() []github.Entry {
 		e := setup(t, githubtest.Options{}, files)
 		c := e.client(t, nil)
-		_, root, err := c.Head(context.Background())
+		h, err := c.Head(context.Background())
+		root := h.Tree
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +233,8 @@ func TestTruncatedTrees(t *testing.T) {
 	e := setup(t, githubtest.Options{TreeLimit: 100}, files)
 	c := e.client(t, nil)
 	ctx := context.Background()
-	_, root, err := c.Head(ctx)
+	h, err := c.Head(ctx)
+	root := h.Tree
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,18 +245,20 @@ func TestTruncatedTrees(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("walked per directory (-whole +got):\n%s", d)
 	}
-	if n := e.srv.Counts()["tree 200"]; n != 1+1+1+50 {
-		t.Errorf("%d tree requests, want 53 (Head's, the walk's recursive and plain root, one per directory)", n)
+	if n := e.srv.Counts()["tree 200"]; n != 1+1+50 {
+		t.Errorf("%d tree requests, want 52 (the recursive root, the plain root, one per directory)", n)
 	}
 
 	e = setup(t, githubtest.Options{TreeLimit: 100}, files)
-	_, root, _ = e.client(t, nil).Head(ctx)
+	h, _ = e.client(t, nil).Head(ctx)
+	root = h.Tree
 	_, err = e.client(t, func(c *github.Config) { c.MaxTreeRequests = 10 }).Walk(ctx, root)
 	wantCode(t, err, tool.CodeTreeTruncated)
 
 	e = setup(t, githubtest.Options{TreeLimit: 100, DirLimit: 20}, files)
 	c = e.client(t, nil)
-	_, root, _ = c.Head(ctx)
+	h, _ = c.Head(ctx)
+	root = h.Tree
 	_, err = c.Walk(ctx, root)
 	wantCode(t, err, tool.CodeTreeTruncated)
 }
@@ -266,7 +271,8 @@ func TestBlobs(t *testing.T) {
 	e := setup(t, githubtest.Options{}, files)
 	c := e.client(t, nil)
 	ctx := context.Background()
-	_, root, err := c.Head(ctx)
+	h, err := c.Head(ctx)
+	root := h.Tree
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +310,8 @@ func TestRateLimits(t *testing.T) {
 	e := setup(t, githubtest.Options{}, githubtest.Files("a", "a"))
 	ctx := context.Background()
 	c := e.client(t, nil)
-	_, root, err := c.Head(ctx)
+	h, err := c.Head(ctx)
+	root := h.Tree
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +333,7 @@ func TestRateLimits(t *testing.T) {
 	reset := e.clock.Now().Add(10 * time.Second)
 	e.srv.SetRateLimit(githubtest.RateLimit{Resource: "core", Limit: 5000, Remaining: 0, Reset: reset})
 	fresh := e.client(t, nil)
-	if _, _, err := fresh.Head(ctx); err != nil {
+	if _, err := fresh.Head(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.clock.Sleeps()[3]; got != 11*time.Second {
@@ -372,52 +379,5 @@ func TestSearchCode(t *testing.T) {
 	}
 	if n := e.srv.Count(githubtest.RouteSearch); n != 2 {
 		t.Errorf("%d search requests, want 2 pages", n)
-	}
-}
-
-func TestLookup(t *testing.T) {
-	sub := strings.Repeat("cd", 20)
-	files := append(githubtest.Files("src/a.go", "package a\n", "docs/readme.md", "read me\n"),
-		githubtest.File{Path: "alias.go", Content: []byte("src/a.go"), Mode: githubtest.ModeSymlink},
-		githubtest.File{Path: "srclink", Content: []byte("src"), Mode: githubtest.ModeSymlink},
-		githubtest.File{Path: "docs/up", Content: []byte("../src/a.go"), Mode: githubtest.ModeSymlink},
-		githubtest.File{Path: "out", Content: []byte("../../etc/passwd"), Mode: githubtest.ModeSymlink},
-		githubtest.File{Path: "abs", Content: []byte("/etc/passwd"), Mode: githubtest.ModeSymlink},
-		githubtest.File{Path: "loop1", Content: []byte("loop2"), Mode: githubtest.ModeSymlink},
-		githubtest.File{Path: "loop2", Content: []byte("loop1"), Mode: githubtest.ModeSymlink},
-		githubtest.File{Path: "vendor/mod", Mode: githubtest.ModeSubmodule, Commit: sub})
-	e := setup(t, githubtest.Options{}, files)
-	c := e.client(t, nil)
-	ctx := context.Background()
-	_, root, err := c.Head(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		path string
-		want string
-		code tool.Code
-	}{
-		{path: "src/a.go", want: "package a\n"},
-		{path: "./src/../src/a.go", want: "package a\n"},
-		{path: "alias.go", want: "package a\n"},
-		{path: "srclink/a.go", want: "package a\n"},
-		{path: "docs/up", want: "package a\n"},
-		{path: "out", code: tool.CodeSandboxViolation},
-		{path: "abs", code: tool.CodeSandboxViolation},
-		{path: "../x", code: tool.CodeSandboxViolation},
-		{path: "loop1", code: tool.CodeSandboxViolation},
-		{path: "nope.go", code: tool.CodeNotFound},
-		{path: "src/a.go/x", code: tool.CodeExecutionFailed},
-		{path: "src", code: tool.CodeExecutionFailed},
-		{path: "vendor/mod", code: tool.CodeExecutionFailed},
-	} {
-		b, _, err := c.ReadFile(ctx, root, tc.path)
-		if tool.CodeOf(err) != tc.code || string(b) != tc.want {
-			t.Errorf("%s: %q, %v; want %q, code %q", tc.path, b, err, tc.want, tc.code)
-		}
-	}
-	if l, err := c.Lookup(ctx, root, "alias.go", false); err != nil || !l.IsSymlink() || l.Path != "alias.go" {
-		t.Errorf("Lookup without follow: %+v, %v", l, err)
 	}
 }

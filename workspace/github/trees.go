@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	gh "github.com/google/go-github/v75/github"
 	"golang.org/x/sync/errgroup"
@@ -42,41 +43,53 @@ func (e Entry) IsSubmodule() bool { return e.Type == TypeCommit }
 
 var hexSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
-// Head returns the commit the configured ref names and its root tree,
-// resolving the ref when it was not yet or is older than RefreshAfter (the
-// repository first, for its default branch, when no ref is configured).
-// The requests are conditional; the root tree comes with the first listing
-// of the whole tree, which Head makes.
-func (c *Client) Head(ctx context.Context) (commit, root string, err error) {
+// Commit is the commit the configured ref names.
+type Commit struct {
+	SHA  string
+	Tree string    // its root tree
+	Time time.Time // its committer's time: the modification time of every file
+}
+
+// Head returns the commit the configured ref names, resolving the ref when
+// it was not yet or is older than RefreshAfter: the repository first, for
+// its default branch, when no ref is configured; then the ref's commit;
+// then, for a commit not seen before, its tree and time. Those requests
+// are conditional. A new commit's whole tree is listed with it, in one
+// request.
+func (c *Client) Head(ctx context.Context) (Commit, error) {
 	c.mu.Lock()
 	h := c.head
 	c.mu.Unlock()
 	fresh := c.cfg.RefreshAfter < 0 || c.cfg.Now().Sub(h.at) < c.cfg.RefreshAfter
-	if h.commit != "" && fresh {
-		return h.commit, h.tree, nil
+	if h.commit.SHA != "" && fresh {
+		return h.commit, nil
 	}
 	v, err, _ := c.flight.Do("head", func() (any, error) {
-		commit, err := c.resolve(ctx)
+		sha, err := c.resolve(ctx)
 		if err != nil {
 			return nil, err
 		}
-		root, err := c.commitTree(ctx, commit)
-		if err != nil {
-			return nil, err
+		commit := h.commit
+		if sha != commit.SHA {
+			if commit, err = c.gitCommit(ctx, sha); err != nil {
+				return nil, err
+			}
+			if err := c.listWhole(ctx, commit.Tree); err != nil {
+				return nil, err
+			}
 		}
-		r := resolved{commit: commit, tree: root, at: c.cfg.Now()}
 		c.mu.Lock()
-		c.head = r
+		c.head = resolved{commit: commit, at: c.cfg.Now()}
 		c.mu.Unlock()
-		return r, nil
+		return commit, nil
 	})
 	if err != nil {
-		return "", "", err
+		return Commit{}, err
 	}
-	r := v.(resolved)
-	return r.commit, r.tree, nil
+	return v.(Commit), nil
 }
 
+// resolve returns the sha of the commit the ref names.
 func (c *Client) resolve(ctx context.Context) (string, error) {
 	ref := c.cfg.Ref
 	if ref == "" {
@@ -93,7 +106,7 @@ func (c *Client) resolve(ctx context.Context) (string, error) {
 	if hexSHA.MatchString(ref) {
 		return ref, nil
 	}
-	body, err := c.getConditional(ctx, "core", "the ref "+ref, "repos/"+c.owner+"/"+c.name+"/commits/"+url.PathEscape(ref), "application/vnd.github.sha")
+	body, err := c.getConditional(ctx, "core", "the ref "+ref, "repos/"+c.owner+"/"+c.name+"/commits/"+escapeRef(ref), "application/vnd.github.sha")
 	if err != nil {
 		return "", err
 	}
@@ -102,6 +115,30 @@ func (c *Client) resolve(ctx context.Context) (string, error) {
 		return "", tool.Errorf(tool.CodeExecutionFailed, "GitHub's answer for the ref %s is not a commit sha: %.80q", ref, sha)
 	}
 	return sha, nil
+}
+
+// escapeRef escapes each segment of a ref, keeping its slashes
+// (feature/x), which the API takes as they are.
+func escapeRef(ref string) string {
+	segs := strings.Split(ref, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// gitCommit reads the commit object sha (conditionally: it never changes,
+// and a second process then gets a 304).
+func (c *Client) gitCommit(ctx context.Context, sha string) (Commit, error) {
+	body, err := c.getConditional(ctx, "core", "the commit "+sha, "repos/"+c.owner+"/"+c.name+"/git/commits/"+sha, "application/vnd.github+json")
+	if err != nil {
+		return Commit{}, err
+	}
+	var gc gh.Commit
+	if err := json.Unmarshal(body, &gc); err != nil || gc.GetTree().GetSHA() == "" {
+		return Commit{}, tool.Errorf(tool.CodeExecutionFailed, "GitHub's answer for the commit %s has no tree (%v)", sha, err)
+	}
+	return Commit{SHA: sha, Tree: gc.GetTree().GetSHA(), Time: gc.GetCommitter().GetDate().Time}, nil
 }
 
 // repoError makes NOT_FOUND of the repository itself NO_CONNECTION: GitHub
@@ -113,17 +150,34 @@ func repoError(err error) error {
 	return err
 }
 
-// commitTree returns the root tree of commit, listing the whole tree.
-func (c *Client) commitTree(ctx context.Context, commit string) (string, error) {
-	tree, err := c.getTree(ctx, commit, true)
+// listWhole lists the whole tree root in one recursive request, and keeps
+// it unless GitHub truncated it (the directories are then listed as they
+// are needed).
+func (c *Client) listWhole(ctx context.Context, root string) error {
+	c.mu.Lock()
+	done := c.complete[root]
+	c.mu.Unlock()
+	if done {
+		return nil
+	}
+	tree, err := c.getTree(ctx, root, true)
 	if err != nil {
-		return "", err
+		return err
 	}
-	root := tree.GetSHA()
-	if !tree.GetTruncated() {
-		c.storeRecursive(root, tree.Entries)
+	c.keepRecursive(root, tree)
+	return nil
+}
+
+// keepRecursive keeps a recursive listing of the tree sha, or remembers
+// that GitHub truncates it.
+func (c *Client) keepRecursive(sha string, tree *gh.Tree) {
+	if tree.GetTruncated() {
+		c.mu.Lock()
+		c.truncated[sha] = true
+		c.mu.Unlock()
+		return
 	}
-	return root, nil
+	c.storeRecursive(sha, tree.Entries)
 }
 
 // getTree is one git/get-tree request.
@@ -238,21 +292,22 @@ const walkParallel = 8
 // fill makes the whole subtree of sha cached.
 func (c *Client) fill(ctx context.Context, sha string, spent *atomic.Int64) error {
 	c.mu.Lock()
-	done := c.complete[sha]
+	done, truncated := c.complete[sha], c.truncated[sha]
 	c.mu.Unlock()
 	if done {
 		return nil
 	}
-	if err := c.spend(sha, spent); err != nil {
-		return err
-	}
-	tree, err := c.getTree(ctx, sha, true)
-	if err != nil {
-		return err
-	}
-	if !tree.GetTruncated() {
-		c.storeRecursive(sha, tree.Entries)
-		return nil
+	if !truncated {
+		if err := c.spend(sha, spent); err != nil {
+			return err
+		}
+		tree, err := c.getTree(ctx, sha, true)
+		if err != nil {
+			return err
+		}
+		if c.keepRecursive(sha, tree); !tree.GetTruncated() {
+			return nil
+		}
 	}
 	c.mu.Lock()
 	_, listed := c.trees[sha]
@@ -289,4 +344,18 @@ func (c *Client) spend(sha string, spent *atomic.Int64) error {
 			Message: fmt.Sprintf("the tree of %s is larger than GitHub lists at once, and walking it directory by directory took more than %d requests: list a narrower path", c.Repo(), c.cfg.MaxTreeRequests)}).WithDetail("tree", sha)
 	}
 	return nil
+}
+
+// RootEntry is the entry of the tree root itself.
+func RootEntry(root string) Entry {
+	return Entry{Name: ".", Path: ".", Mode: "040000", Type: TypeTree, SHA: root}
+}
+
+func find(es []Entry, name string) (Entry, bool) {
+	for _, e := range es {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Entry{}, false
 }

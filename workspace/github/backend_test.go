@@ -1,0 +1,107 @@
+package github_test
+
+import (
+	"context"
+	"io/fs"
+	"testing"
+	"time"
+
+	"github.com/quiverkit/quiver/internal/githubtest"
+	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/tool/tooltest"
+	"github.com/quiverkit/quiver/tools"
+	"github.com/quiverkit/quiver/workspace"
+	"github.com/quiverkit/quiver/workspace/github"
+	"github.com/quiverkit/quiver/workspace/workspacetest"
+)
+
+// fixtureFiles is workspacetest's fixture as the fake's file set.
+func fixtureFiles() []githubtest.File {
+	var files []githubtest.File
+	for _, f := range workspacetest.Files() {
+		gf := githubtest.File{Path: f.Path, Content: []byte(f.Content)}
+		switch {
+		case f.Mode&fs.ModeSymlink != 0:
+			gf.Mode = githubtest.ModeSymlink
+		case f.Mode.IsDir():
+			gf.Mode, gf.Commit, gf.Content = githubtest.ModeSubmodule, f.Content, nil
+		case f.Mode.Perm()&0o100 != 0:
+			gf.Mode = githubtest.ModeExecutable
+		}
+		files = append(files, gf)
+	}
+	return files
+}
+
+// TestConformance: the GitHub backend answers every call of the
+// workspace contract as the same files on disk do.
+func TestConformance(t *testing.T) {
+	srv := githubtest.New(t, githubtest.Options{})
+	if _, err := srv.AddRepo(githubtest.Repo{Owner: "acme", Name: "app", Files: fixtureFiles(), Time: workspacetest.ModTime}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := github.Open(github.Config{Repo: "acme/app", Token: githubtest.Token, APIURL: srv.URL, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := workspace.New(b)
+	defer ws.Close()
+	workspacetest.Run(t, ws)
+}
+
+func grepCall(t *testing.T, ws *workspace.Workspace, args string) (*tools.GrepSearchOutput, error) {
+	t.Helper()
+	shared := tool.NewScope(nil, nil)
+	defer shared.Close()
+	shared.Provide(workspace.Key.ID, ws)
+	res, err := tooltest.Call(context.Background(), tools.NewGrepSearch(tools.BuiltinGrep), shared, args)
+	if err != nil {
+		return nil, err
+	}
+	return res.Output.(*tools.GrepSearchOutput), nil
+}
+
+// TestGrepBound: grep_search over the repository fetches at most the
+// search's bound of blobs and says it was cut; blobs fetched once are
+// free the next time; a rate limit met on the way is the call's error,
+// not a file left unread.
+func TestGrepBound(t *testing.T) {
+	e := setup(t, githubtest.Options{}, manyFiles(120))
+	b, err := github.Open(github.Config{Repo: "acme/app", Token: githubtest.Token, APIURL: e.srv.URL, CacheDir: e.cache,
+		Now: e.clock.Now, Sleep: e.clock.Sleep, SearchFetches: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := workspace.New(b)
+	defer ws.Close()
+
+	out, err := grepCall(t, ws, `{"pattern":"file","output_mode":"files","max_results":500}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.BudgetCut || out.TotalFiles > 50 || out.TotalFiles < 1 {
+		t.Errorf("first search: budget_cut %v, %d files", out.BudgetCut, out.TotalFiles)
+	}
+	if n := e.srv.Count(githubtest.RouteBlob); n > 50 {
+		t.Errorf("%d blob requests for a bound of 50", n)
+	}
+	for range 3 {
+		if out, err = grepCall(t, ws, `{"pattern":"file","output_mode":"files","max_results":500}`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out.BudgetCut || out.TotalFiles != 120 {
+		t.Errorf("with the blobs cached: budget_cut %v, %d files", out.BudgetCut, out.TotalFiles)
+	}
+
+	fresh, err := github.Open(github.Config{Repo: "acme/app", Token: githubtest.Token, APIURL: e.srv.URL, CacheDir: e.cache,
+		Now: e.clock.Now, Sleep: e.clock.Sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.SetRateLimit(githubtest.RateLimit{Resource: "core", Limit: 5000, Remaining: 10, Reset: e.clock.Now().Add(time.Hour)})
+	_, err = grepCall(t, workspace.New(fresh), `{"pattern":"file","output_mode":"files"}`)
+	if tool.CodeOf(err) != tool.CodeRateLimited {
+		t.Errorf("a rate limit on the way: %v", err)
+	}
+}
