@@ -516,3 +516,6 @@ func (s MCPServer) errorAt(msg string) error {
 	}
 	return &Error{Pos: s.At, Msg: msg}
 }
+
+// GitHub reports whether the workspace is a GitHub repository.
+func (w Workspace) GitHub() bool { return w.Backend == "github" }

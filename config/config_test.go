@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/sandbox"
 )
@@ -35,6 +37,17 @@ func TestParseErrorsHavePositions(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestParseGitHubWorkspace(t *testing.T) {
+	c, err := Parse("q.toml", []byte("[workspace]\nbackend = \"github\"\nrepo = \"acme/webapp\"\nref = \"main\"\ntoken_env = \"GH_TOKEN\"\napi_url = \"https://ghe.example.com/api/v3\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Workspace{Backend: "github", Repo: "acme/webapp", Ref: "main", TokenEnv: "GH_TOKEN", APIURL: "https://ghe.example.com/api/v3"}
+	if d := cmp.Diff(want, c.Workspace); d != "" || !c.Workspace.GitHub() {
+		t.Errorf("(-want +got):\n%s", d)
 	}
 }
 

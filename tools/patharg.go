@@ -257,8 +257,13 @@ func argError(field string, c tool.Code, format string, args ...any) *tool.Error
 }
 
 // fieldError is err, an error of the workspace about field's path, with
-// the field named; its code and details are kept.
+// the field named; its code and details are kept. A backend's own failure
+// (no connection, a rate limit) is no fault of the field: it is returned
+// as it is.
 func fieldError(field string, err error) error {
+	if workspace.BackendFailure(err) {
+		return err
+	}
 	te := tool.AsError(err)
 	out := &tool.Error{Code: te.Code, Message: fmt.Sprintf("field %q: %s", field, te.Message), Retriable: te.Retriable, Err: err}
 	for k, v := range te.Details {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -158,7 +159,7 @@ func (a *app) serve(cmd *cobra.Command, f serveFlags) error {
 		}
 	})
 	if f.http == "" {
-		logger.Info("serving MCP on standard input and output", "root", tk.Workspace().Dir())
+		logger.Info("serving MCP on standard input and output", "root", cmp.Or(tk.Workspace().Dir(), tk.Workspace().ReadOnlyBackend()))
 		return srv.Run(ctx, os.Stdin, protocolOut)
 	}
 	return serveHTTP(ctx, srv, addr, logger)
