@@ -70,6 +70,10 @@ type GrepQuery struct {
 	StartIsDir bool
 	Filter     *search.PathGlob // nil: every file
 	Hidden     bool             // the file pattern asks for hidden files
+	// Only, when set, narrows the search to the files it keeps (relative
+	// to the workspace root): a remote backend's own search picked them
+	// (workspace.CodeSearcher).
+	Only func(rel string) bool
 }
 
 // A GrepBackend runs one query and feeds what it finds to c. The built-in
@@ -80,7 +84,7 @@ type GrepBackend func(ctx context.Context, ws *workspace.Workspace, q *GrepQuery
 
 // BuiltinGrep is the in-process backend.
 func BuiltinGrep(ctx context.Context, ws *workspace.Workspace, q *GrepQuery, c *search.Collector) error {
-	req := search.GrepRequest{Matcher: q.Matcher, Start: q.Start, Filter: q.Filter, Walk: search.WalkOptions{Hidden: q.Hidden}}
+	req := search.GrepRequest{Matcher: q.Matcher, Start: q.Start, Filter: q.Filter, Walk: search.WalkOptions{Hidden: q.Hidden}, Only: q.Only}
 	_, err := search.Grep(ctx, ws, req, c)
 	return err
 }

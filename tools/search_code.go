@@ -7,6 +7,7 @@ import (
 
 	"github.com/quiverkit/quiver/internal/search"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
 )
 
 //go:embed search_code.md
@@ -55,6 +56,13 @@ func searchCode(ctx context.Context, tc tool.Context, in SearchCodeInput, backen
 	ws, q, err := prepareGrep(ctx, tc, in.Query, opts, ".", pattern, field)
 	if err != nil {
 		return nil, renameField(err, "pattern", "query")
+	}
+	if cs, ok := ws.Backend().(workspace.CodeSearcher); ok {
+		// The backend's own index picks the files; the engine finds the
+		// lines in them as it would in every file.
+		if only, ok := cs.CodeSearch(ctx, in.Query); ok {
+			q.Only = only
+		}
 	}
 	c := search.NewCollector(search.ModeContent, orDefault(in.Limit, searchCodeDefaultLimit), 0)
 	if err := backend(ctx, ws, q, c); err != nil {

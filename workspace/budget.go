@@ -91,3 +91,12 @@ func BackendFailure(err error) bool {
 	}
 	return false
 }
+
+// A CodeSearcher is a [Backend] with a search index of its own (GitHub's
+// code search) that search_code may ask which files hold a query, so as to
+// fetch only those. CodeSearch returns ok false where the index cannot
+// answer for the backend's tree (another ref than the one indexed, a query
+// it does not index, an error): the search then reads every file.
+type CodeSearcher interface {
+	CodeSearch(ctx context.Context, query string) (keep func(rel string) bool, ok bool)
+}

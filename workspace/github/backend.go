@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"io/fs"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -24,7 +25,10 @@ type Backend struct {
 	cancel context.CancelFunc
 }
 
-var _ workspace.ContextBackend = (*Backend)(nil)
+var (
+	_ workspace.ContextBackend = (*Backend)(nil)
+	_ workspace.CodeSearcher   = (*Backend)(nil)
+)
 
 // Open returns a backend reading the repository cfg names. It sends no
 // request; a bad repo or api_url is INVALID_ARGUMENTS.
@@ -165,6 +169,31 @@ func (b *Backend) OpenContext(ctx context.Context, name string) (fs.File, error)
 // Config.SearchBytes bytes fetched.
 func (b *Backend) SearchBudget() *workspace.Budget {
 	return &workspace.Budget{MaxFetches: int64(b.c.cfg.SearchFetches), MaxBytes: b.c.cfg.SearchBytes}
+}
+
+// word is a query GitHub's code search indexes as it is: one token.
+var word = regexp.MustCompile(`^[A-Za-z0-9_]{3,}$`)
+
+// CodeSearch asks GitHub's code search which files hold query, when it can
+// answer for this backend: the ref is the default branch (the only one
+// GitHub indexes), the query is one word (GitHub matches tokens, and drops
+// punctuation), and fewer than 1,000 files match (GitHub lists no more).
+// The files are the index's: one changed since it was indexed may be
+// missed. Any error, a rate limit included, is a fall back to reading
+// every file, which meets the error again if it is GitHub's.
+func (b *Backend) CodeSearch(ctx context.Context, query string) (func(rel string) bool, bool) {
+	if b.c.cfg.Ref != "" || !word.MatchString(query) {
+		return nil, false
+	}
+	hits, err := b.c.SearchCode(ctx, query, nil, 1000)
+	if err != nil || len(hits) >= 1000 {
+		return nil, false
+	}
+	paths := make(map[string]bool, len(hits))
+	for _, h := range hits {
+		paths[h.Path] = true
+	}
+	return func(rel string) bool { return paths[rel] }, true
 }
 
 // file is an open blob.

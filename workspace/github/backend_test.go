@@ -2,7 +2,10 @@ package github_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io/fs"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,5 +106,48 @@ func TestGrepBound(t *testing.T) {
 	_, err = grepCall(t, workspace.New(fresh), `{"pattern":"file","output_mode":"files"}`)
 	if tool.CodeOf(err) != tool.CodeRateLimited {
 		t.Errorf("a rate limit on the way: %v", err)
+	}
+}
+
+// TestSearchCodeUsesCodeSearch: search_code on the default branch asks
+// GitHub's code search which files to read, and reads only those; where
+// code search fails, it reads every file and answers the same.
+func TestSearchCodeUsesCodeSearch(t *testing.T) {
+	files := githubtest.Files("src/auth.ts", "export const auth = 1\n", "src/login.ts", "import { auth } from './auth'\n")
+	for i := range 30 {
+		files = append(files, githubtest.File{Path: fmt.Sprintf("pkg/f%02d.ts", i), Content: fmt.Appendf(nil, "export const x = %d\n", i)})
+	}
+	call := func(e *env) (string, error) {
+		t.Helper()
+		b, err := github.Open(github.Config{Repo: "acme/app", Token: githubtest.Token, APIURL: e.srv.URL, CacheDir: e.cache, Now: e.clock.Now, Sleep: e.clock.Sleep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared := tool.NewScope(nil, nil)
+		defer shared.Close()
+		shared.Provide(workspace.Key.ID, workspace.New(b))
+		res, err := tooltest.Call(context.Background(), tools.NewSearchCode(tools.BuiltinGrep), shared, `{"query":"auth","filePattern":"*.ts"}`)
+		if err != nil {
+			return "", err
+		}
+		out, err := json.Marshal(res.Output)
+		return string(out), err
+	}
+	e := setup(t, githubtest.Options{}, files)
+	indexed, err := call(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, blobs := e.srv.Count(githubtest.RouteSearch), e.srv.Count(githubtest.RouteBlob); n != 1 || blobs != 2 {
+		t.Errorf("%d code searches, %d blobs read; want 1 and the 2 files it found", n, blobs)
+	}
+	e = setup(t, githubtest.Options{}, files)
+	e.srv.Fail(githubtest.Failure{Route: githubtest.RouteSearch, Status: 422})
+	read, err := call(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read != indexed || !strings.Contains(read, "src/login.ts") || e.srv.Count(githubtest.RouteBlob) != 32 {
+		t.Errorf("without code search (%d blobs read):\n%s\nwith it:\n%s", e.srv.Count(githubtest.RouteBlob), read, indexed)
 	}
 }

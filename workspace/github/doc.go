@@ -1,17 +1,18 @@
 // Package github reads a GitHub repository at one ref, read-only, through
 // GitHub's REST API: the git trees and blobs APIs for listing and reading,
-// and code search. It is the client behind the workspace's GitHub backend
-// (`[workspace] backend = "github"`).
+// and code search. [Backend] serves it as a workspace.Backend
+// (`[workspace] backend = "github"`); [Client] is the API underneath.
 //
 // # Cost
 //
 // A listing costs what GitHub makes it cost and no more:
 //
-//   - the ref is resolved once, with a conditional request (ETag) whose
-//     answer is kept on disk under the user's cache directory
-//     (quiver/github), so that a second process gets a 304 Not Modified,
-//     which GitHub does not count against the rate limit; it is checked
-//     again, conditionally, when older than [Config.RefreshAfter];
+//   - the ref is resolved once (the repository for its default branch,
+//     the ref's commit, the commit's tree and time), with conditional
+//     requests (ETag) whose answers are kept on disk under the user's
+//     cache directory (quiver/github), so that a second process gets 304
+//     Not Modified, which GitHub does not count against the rate limit; it
+//     is checked again, conditionally, when older than [Config.RefreshAfter];
 //   - the whole tree comes in one recursive request; when GitHub truncates
 //     it (over 100,000 entries or 7 MB), each directory is listed, each
 //     subdirectory recursively again, within [Config.MaxTreeRequests];
@@ -19,7 +20,11 @@
 //     up to [Config.BlobCacheBytes], least recently used out first), and
 //     two calls for one sha at once make one request;
 //   - a blob over 1 MB is read with the raw media type
-//     (application/vnd.github.raw), not as base64 in JSON.
+//     (application/vnd.github.raw), not as base64 in JSON;
+//   - one search (grep_search, search_code) fetches at most
+//     [Config.SearchFetches] blobs and [Config.SearchBytes] bytes: the
+//     bound travels in the search's context as a workspace.Budget, and the
+//     search says when it was cut.
 //
 // # Limits
 //
