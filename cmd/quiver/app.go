@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,8 +21,6 @@ import (
 	mcpprovider "github.com/quiverkit/quiver/provider/mcp"
 	"github.com/quiverkit/quiver/provider/script"
 	"github.com/quiverkit/quiver/sandbox"
-	"github.com/quiverkit/quiver/workspace"
-	"github.com/quiverkit/quiver/workspace/github"
 )
 
 // globalFlags are the flags every command shares.
@@ -186,16 +183,7 @@ func (a *app) baseOptions(cfg *config.Config) ([]quiver.Option, error) {
 		}
 	}
 	opts := []quiver.Option{quiver.WithPolicy(p), quiver.WithSandbox(cfg.Sandbox)}
-	if cfg.Workspace.GitHub() {
-		if a.flags.root != "" {
-			return nil, fmt.Errorf("--root names a directory, but [workspace] backend = \"github\" serves the repository %s", cfg.Workspace.Repo)
-		}
-		ws, err := a.githubWorkspace(cfg.Workspace)
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, quiver.WithWorkspace(ws))
-	} else if root != "" {
+	if root != "" {
 		opts = append(opts, quiver.WithRoot(root))
 	}
 	backend, err := openBackend(cfg, root)
@@ -231,20 +219,6 @@ func (a *app) workspaceRoot(cfg *config.Config) string {
 		return cfg.Resolve(cfg.Workspace.Root)
 	}
 	return "."
-}
-
-// githubWorkspace opens the read-only workspace of [workspace] backend =
-// "github", closed with the app. The token is read from the variable
-// token_env names; without one, every call answers NO_CONNECTION.
-func (a *app) githubWorkspace(w config.Workspace) (*workspace.Workspace, error) {
-	tokenEnv := cmp.Or(w.TokenEnv, config.DefaultTokenEnv)
-	b, err := github.Open(github.Config{Repo: w.Repo, Ref: w.Ref, APIURL: w.APIURL, Token: os.Getenv(tokenEnv)})
-	if err != nil {
-		return nil, fmt.Errorf("[workspace]: %w", err)
-	}
-	ws := workspace.New(b)
-	a.closer = append(a.closer, ws)
-	return ws, nil
 }
 
 // configFiles are the files of every layer in force, absolute: each is

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"github.com/quiverkit/quiver/config"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/workspace"
+	"github.com/quiverkit/quiver/workspace/github"
 	"github.com/quiverkit/quiver/workspace/gitref"
 )
 
@@ -35,7 +37,14 @@ func openBackend(cfg *config.Config, root string) (workspace.Backend, error) {
 		}
 		return b, nil
 	case config.BackendGitHub:
-		return nil, fmt.Errorf("[workspace] backend = \"github\": this build of quiver does not serve GitHub repositories yet")
+		// The token is read from the variable token_env names; without
+		// one, every call answers NO_CONNECTION.
+		w := cfg.Workspace
+		b, err := github.Open(github.Config{Repo: w.Repo, Ref: w.Ref, APIURL: w.APIURL, Token: os.Getenv(cmp.Or(w.TokenEnv, config.DefaultTokenEnv))})
+		if err != nil {
+			return nil, fmt.Errorf("[workspace] backend = \"github\": %w", err)
+		}
+		return b, nil
 	}
 	return nil, nil
 }
