@@ -41,6 +41,7 @@ var startAllowed = map[string]string{
 	"sandbox/sandboxtest/workspace.go":              "test harness, linked only into tests: the user's own git and compiler, run outside any sandbox on purpose",
 	"internal/redistest/redistest.go":               "test harness, linked only into tests: the redis-server the Redis store's tests talk to, run on the host",
 	"internal/githubtest/repo.go":                   "test harness, linked only into tests: git ls-tree and cat-file read the local repository the GitHub fake serves",
+	"sandbox/sandboxtest/nobody_linux.go":           "test harness, linked only into tests: runs a test again as the user nobody, whose processes RLIMIT_NPROC counts",
 }
 
 // TestOneStartPath: no file outside the start path starts a process (or

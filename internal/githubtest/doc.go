@@ -11,6 +11,8 @@
 // GitHub's published OpenAPI description (github/rest-api-description,
 // version 2022-11-28); each route names its operationId.
 //
+// # What a client must cope with
+//
 // What a good API citizen must cope with is there too, each switchable
 // from the test:
 //
@@ -25,6 +27,8 @@
 //     repository asked without a token; 401 for a token it does not know;
 //   - truncated trees ([Options.TreeLimit], [Options.DirLimit]);
 //   - symlinks (mode 120000) and submodules (160000).
+//
+// # Counting requests
 //
 // Every request is logged with its route, Accept and If-None-Match headers
 // and status ([Server.Requests], [Server.Count], [Server.Counts]), so that
