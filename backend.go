@@ -3,6 +3,7 @@ package quiver
 import (
 	"strings"
 
+	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
@@ -27,4 +28,15 @@ func (tk *Toolkit) backendGate(e provider.Entry) error {
 	return &tool.Error{Code: tool.CodeToolNotAllowed, Err: workspace.ErrReadOnly,
 		Message: "tool " + `"` + t.Name + `"` + " is not offered: the workspace is " + tk.backend.Name() +
 			", which is read-only; the read and search tools work on it"}
+}
+
+// Offer is what `quiver tools` shows of e: the policy's offer
+// ([policy.Policy.Offer]), or a deny naming the read-only backend when the
+// backend cannot serve e's tool, which the pipeline refuses (backendGate)
+// whatever the rules say.
+func (tk *Toolkit) Offer(e provider.Entry) policy.Offer {
+	if err := tk.backendGate(e); err != nil {
+		return policy.Offer{Decision: policy.Deny, Rule: "the workspace is " + tk.backend.Name() + ", which is read-only"}
+	}
+	return tk.policy.Offer(e.Tool)
 }

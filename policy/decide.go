@@ -33,8 +33,6 @@ func (p *Policy) verdict(t *tool.Tool, risk tool.Risk, h hits) Verdict {
 		return Verdict{Decision: Deny, Rule: "deny: " + h.deny}
 	case named && byTools == Deny:
 		return Verdict{Decision: Deny, Rule: toolsRule()}
-	case p.backendForbids(t):
-		return Verdict{Decision: Deny, Rule: "the workspace is " + p.backend + ", which is read-only: only tools that read, in process, run on it"}
 	case p.scopeForbids(t, risk):
 		return Verdict{Decision: Deny, Rule: "write scope read-only (the call may change files)"}
 	case h.ask != "":
@@ -67,14 +65,6 @@ func (p *Policy) verdict(t *tool.Tool, risk tool.Risk, h hits) Verdict {
 // that such calls change nothing ([tool.Tool.ReadOnlyWhenLowRisk]).
 func (p *Policy) scopeForbids(t *tool.Tool, risk tool.Risk) bool {
 	return p.scope == sandbox.ReadOnly && t.MayChangeFiles(risk)
-}
-
-// backendForbids reports whether the workspace's read-only backend (a
-// GitHub repository) refuses t: every tool that may change files or starts
-// a process, which would run in no directory. Whatever the rules say: the
-// backend cannot serve it.
-func (p *Policy) backendForbids(t *tool.Tool) bool {
-	return p.backend != "" && !(t.Annotations.ReadOnly && t.InProcess)
 }
 
 // Decide is the call-level decision, made on validated arguments: subjects

@@ -67,10 +67,7 @@ func ResolveSubjects(r Resolver, subjects []tool.Subject) ([]tool.Subject, error
 //     spellings (see [pathSpellings]): an absolute path inside the
 //     workspace means the same as its relative form, so that
 //     deny = ["read_file(/home/me/ws/.env)"] refuses .env to every reader
-//     as deny = ["read_file(.env)"] does, and ~ is the home directory;
-//   - a workspace a read-only backend serves (r has a non-empty
-//     ReadOnlyBackend, a GitHub repository) is offered only the tools that
-//     read in process: the others are denied, naming the backend.
+//     as deny = ["read_file(.env)"] does, and ~ is the home directory.
 //
 // The toolkit calls it once, when its workspace is open; p is not changed.
 func (p *Policy) InWorkspace(r Resolver) *Policy {
@@ -85,9 +82,6 @@ func (p *Policy) InWorkspace(r Resolver) *Policy {
 		for _, g := range sandbox.GitDirs(dir) {
 			abs = append(abs, protectedPath{pattern: filepath.ToSlash(g), literal: true})
 		}
-	}
-	if b, ok := r.(interface{ ReadOnlyBackend() string }); ok {
-		q.backend = b.ReadOnlyBackend()
 	}
 	q.allow, q.ask, q.deny = bindRules(p.allow, dir), bindRules(p.ask, dir), bindRules(p.deny, dir)
 	for _, e := range abs {

@@ -54,7 +54,6 @@ type Policy struct {
 	scope            sandbox.WriteScope
 	protected        []protectedPath
 	network          sandbox.Network // the hosts calls may send data to unasked (egress.go)
-	backend          string          // the read-only backend serving the workspace (InWorkspace); "" for a directory
 }
 
 // New compiles cfg. An invalid rule or decision is an error naming it.

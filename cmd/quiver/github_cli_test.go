@@ -128,6 +128,11 @@ func TestGitHubWorkspaceIsReadOnly(t *testing.T) {
 			t.Errorf("%s is not offered", name)
 		}
 	}
+	for _, name := range []string{"write_file", "edit", "multi_edit", "apply_patch", "exec_command", "write_stdin", "git_status_summary"} {
+		if a, listed := allowed[name]; !listed || a {
+			t.Errorf("%s: listed %v, allowed %v; want listed and not allowed", name, listed, a)
+		}
+	}
 	for _, call := range [][2]string{
 		{"write_file", `{"path":"x.txt","content":"x"}`},
 		{"edit", `{"path":"src/auth/login.tsx","old_string":"auth","new_string":"x"}`},

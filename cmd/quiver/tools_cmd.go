@@ -72,7 +72,7 @@ func (a *app) toolsCommand() *cobra.Command {
 			var list []toolJSON
 			for _, e := range entries {
 				t := e.Tool
-				offer := tk.Policy().Offer(t)
+				offer := tk.Offer(*e)
 				in, out := t.Schemas()
 				list = append(list, toolJSON{Name: t.Name, Description: t.Description, InputSchema: in,
 					OutputSchema: out, Risk: t.Risk, Annotations: t.Annotations, Provider: e.Provider,
