@@ -82,6 +82,17 @@ func TestGitRefBackend(t *testing.T) {
 			t.Errorf("%s is not offered on the backend", name)
 		}
 	}
+	// What quiver tools shows (Toolkit.Offer) agrees with what is offered,
+	// tool by tool: one gate, not a second copy that could drift.
+	entries, err := tk.Registry().Entries(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if offered := tk.Offer(*e).Offered(); offered != slices.Contains(names, e.Tool.Name) {
+			t.Errorf("%s: Offer says offered %v, AllowedTools %v", e.Tool.Name, offered, !offered)
+		}
+	}
 	refused := map[string]map[string]any{
 		"write_file":         {"path": "x.txt", "content": "x"},
 		"edit":               {"path": "notes.txt", "old_string": "on", "new_string": "off"},
