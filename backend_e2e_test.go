@@ -2,6 +2,9 @@ package quiver_test
 
 import (
 	"context"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +18,7 @@ import (
 	"github.com/quiverkit/quiver/provider/builtin"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
+	"github.com/quiverkit/quiver/workspace"
 	"github.com/quiverkit/quiver/workspace/gitref"
 )
 
@@ -23,44 +27,8 @@ import (
 // writes or starts a process, and refuses a call to one naming the
 // backend; and keeps the read denies.
 func TestGitRefBackend(t *testing.T) {
-	dir := t.TempDir()
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t.invalid")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("init", "-q", "-b", "main")
-	mustWrite(t, filepath.Join(dir, "notes.txt"), "on main\n", 0o644)
-	run("add", ".")
-	run("commit", "-q", "-m", "main")
-	run("checkout", "-q", "-b", "feature")
-	mustWrite(t, filepath.Join(dir, "notes.txt"), "on feature\n", 0o644)
-	mustWrite(t, filepath.Join(dir, ".env"), "SECRET=1\n", 0o644)
-	run("add", "-f", ".")
-	run("commit", "-q", "-m", "feature")
-	run("checkout", "-q", "main")
-
-	box, err := sandbox.New(sandbox.ReadOnly, dir, sandbox.Config{}, sandbox.StandardProtected)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := gitref.Open(context.Background(), dir, "feature", box)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol, err := policy.New(policy.Config{Deny: []string{"read_file(.env)"}}, sandbox.WorkspaceWrite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithBackend(b), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto), builtin.Standard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tk.Close()
+	dir := featureBranchRepo(t)
+	tk := gitRefToolkit(t, dir, "feature")
 
 	out, err := tk.Invoke(context.Background(), "read_file", map[string]any{"path": "notes.txt"})
 	if err != nil || !strings.Contains(out.Content.Parts[0].Text, "on feature") {
@@ -112,4 +80,95 @@ func TestGitRefBackend(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(dir, "notes.txt")); err != nil || string(data) != "on main\n" {
 		t.Errorf("the working tree changed: %q, %v", data, err)
 	}
+}
+
+// TestToolkitWorkspaceIsTheBackends: with a backend, Toolkit.Workspace is
+// the workspace the tools read: a host reading through it gets the ref's
+// files, not the working tree's, with the read denies the tools have, and
+// cannot write; the directory on disk stays the sandbox's.
+func TestToolkitWorkspaceIsTheBackends(t *testing.T) {
+	dir := featureBranchRepo(t)
+	tk := gitRefToolkit(t, dir, "feature")
+	ws := tk.Workspace()
+	if got := ws.ReadOnlyBackend(); !strings.HasPrefix(got, "git ref feature ") {
+		t.Errorf("Workspace().ReadOnlyBackend() = %q, want the git ref backend's name", got)
+	}
+	f, err := ws.OpenRead("notes.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil || string(data) != "on feature\n" {
+		t.Errorf("Workspace().OpenRead(notes.txt) = %q, %v; want the ref's content", data, err)
+	}
+	if data, err := fs.ReadFile(ws.FS(), "notes.txt"); err != nil || string(data) != "on feature\n" {
+		t.Errorf("fs.ReadFile(Workspace().FS(), notes.txt) = %q, %v; want the ref's content", data, err)
+	}
+	if _, err := ws.OpenRead(".env"); tool.CodeOf(err) != tool.CodeToolNotAllowed {
+		t.Errorf("Workspace().OpenRead(.env): %v, want the read deny the tools get", err)
+	}
+	if err := ws.WriteFile("notes.txt", []byte("x"), 0o644); !errors.Is(err, workspace.ErrReadOnly) {
+		t.Errorf("Workspace().WriteFile: %v, want ErrReadOnly", err)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tk.Sandbox().Workspace; got != real {
+		t.Errorf("Sandbox().Workspace = %q, want the directory on disk %q", got, real)
+	}
+}
+
+// featureBranchRepo makes a repository whose working tree (main) holds
+// notes.txt "on main" and whose branch feature holds "on feature" and a
+// .env.
+func featureBranchRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t.invalid")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	run("init", "-q", "-b", "main")
+	mustWrite(t, filepath.Join(dir, "notes.txt"), "on main\n", 0o644)
+	run("add", ".")
+	run("commit", "-q", "-m", "main")
+	run("checkout", "-q", "-b", "feature")
+	mustWrite(t, filepath.Join(dir, "notes.txt"), "on feature\n", 0o644)
+	mustWrite(t, filepath.Join(dir, ".env"), "SECRET=1\n", 0o644)
+	run("add", "-f", ".")
+	run("commit", "-q", "-m", "feature")
+	run("checkout", "-q", "main")
+	return dir
+}
+
+// gitRefToolkit serves ref of the repository at dir through the git ref
+// backend, with the standard catalogue, every call approved, and a read
+// deny on .env.
+func gitRefToolkit(t *testing.T, dir, ref string) *quiver.Toolkit {
+	t.Helper()
+	box, err := sandbox.New(sandbox.ReadOnly, dir, sandbox.Config{}, sandbox.StandardProtected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := gitref.Open(context.Background(), dir, ref, box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.New(policy.Config{Deny: []string{"read_file(.env)"}}, sandbox.WorkspaceWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := quiver.New(quiver.WithRoot(dir), quiver.WithBackend(b), quiver.WithPolicy(pol), quiver.WithApprover(approve.Auto), builtin.Standard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tk.Close() })
+	return tk
 }

@@ -321,8 +321,13 @@ func (tk *Toolkit) EndSession(id string) error {
 	return tk.shared.CloseSession(id)
 }
 
-// Workspace returns the toolkit's workspace.
-func (tk *Toolkit) Workspace() *workspace.Workspace { return tk.ws }
+// Workspace returns the workspace the tools read: the one the toolkit
+// opened or was given, or, with [WithBackend], the backend's, read-only,
+// whose files are the backend's and whose Dir is "". A host reading through
+// it sees what the model sees, read denies included. The directory on disk
+// that roots the policy, the sandbox and the hooks is the sandbox
+// profile's Workspace ([Toolkit.Sandbox]).
+func (tk *Toolkit) Workspace() *workspace.Workspace { return tk.toolWS }
 
 // Policy returns the toolkit's policy.
 func (tk *Toolkit) Policy() *policy.Policy { return tk.policy }

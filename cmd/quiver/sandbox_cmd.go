@@ -128,7 +128,7 @@ func (a *app) runSandboxed(cmd *cobra.Command, args []string, network bool) erro
 	}
 	proc := sandbox.Command(ctx, box, path, args[1:]...)
 	proc.Args[0] = args[0]
-	proc.Dir, proc.Env = tk.Workspace().Dir(), sandbox.HostEnv(a.cfg.Exec.EnvAllow)
+	proc.Dir, proc.Env = box.Workspace, sandbox.HostEnv(a.cfg.Exec.EnvAllow)
 	proc.Stdin, proc.Stdout, proc.Stderr = os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr()
 	proc.Interactive = true
 	signals := make(chan os.Signal, 4)
