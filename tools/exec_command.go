@@ -409,15 +409,23 @@ func stoppedError(code tool.Code, what string, out *ExecCommandOutput) *tool.Err
 // build's own.
 const limitTail = 40
 
+// outputTail is a run's output as limitError reads it: the last lines of a
+// foreground run (*shell.Spool) or of a job (*shell.Job).
+type outputTail interface {
+	Last(lines, maxBytes int) string
+}
+
 // limitError is the LIMIT_EXCEEDED error of a confined run that failed at
 // one of its [sandbox.limits] limits (sandbox.Limits.Hit), its output
 // attached as stoppedError attaches it, or nil. Its processes are gone: a
-// run kills every process it started before it returns.
-func limitError(box *sandbox.Profile, outcome shell.Outcome, spool *shell.Spool, out *ExecCommandOutput) error {
+// run kills every process it started before it returns. It is the one
+// judge of a limit for every way a command runs: in the foreground, and a
+// job's or a session's end, whichever call observes it (jobAnswer).
+func limitError(box *sandbox.Profile, outcome shell.Outcome, output outputTail, out *ExecCommandOutput) *tool.Error {
 	if !box.Confined() || outcome.Stop != shell.Finished {
 		return nil
 	}
-	hit, ok := box.Limits.Hit(outcome.ExitCode, spool.Last(limitTail, 16<<10))
+	hit, ok := box.Limits.Hit(outcome.ExitCode, output.Last(limitTail, 16<<10))
 	if !ok {
 		return nil
 	}
@@ -467,7 +475,27 @@ func startSession(ctx context.Context, tc tool.Context, spec shell.Spec, in Exec
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "%w", err)
 	}
-	jo := jobOutput(snap)
+	if !snap.Running && snap.Err != nil {
+		return nil, runError(snap.Err)
+	}
+	jo, err := jobAnswer(job, snap)
+	if err != nil {
+		return nil, err
+	}
+	out := jo.commandOutput()
+	if snap.Running {
+		out.SessionID, out.Status = job.ID, "running"
+		return out, nil
+	}
+	if jo.ExitCode != nil {
+		out.ExitCode = *jo.ExitCode
+	}
+	return out, nil
+}
+
+// commandOutput is a job's answer as exec_command gives its own: the whole
+// output behind its ref, else in its log when the view was trimmed.
+func (jo *ExecJobOutput) commandOutput() *ExecCommandOutput {
 	out := &ExecCommandOutput{ExitCode: -1, Output: jo.Output, DurationMS: jo.ElapsedMS, Truncated: jo.Truncated,
 		TotalBytes: jo.NewBytes, Refused: jo.Refused}
 	switch {
@@ -476,17 +504,7 @@ func startSession(ctx context.Context, tc tool.Context, spec shell.Spec, in Exec
 	case jo.Truncated:
 		out.OutputFile = jo.LogFile
 	}
-	if snap.Running {
-		out.SessionID, out.Status = job.ID, "running"
-		return out, nil
-	}
-	if jo.ExitCode != nil {
-		out.ExitCode = *jo.ExitCode
-	}
-	if snap.Err != nil {
-		return nil, runError(snap.Err)
-	}
-	return out, nil
+	return out
 }
 
 // launchJob checks the sandbox and starts the command as a job of the

@@ -87,3 +87,68 @@ func TestExecCommandProcessLimit(t *testing.T) {
 	e := limitedEnv(t, sandbox.Limits{Processes: 32}, "perl")
 	wantLimit(t, e, []string{"perl", "-e", forkLoop}, "processes", "[sandbox.limits] processes = 32")
 }
+
+// wantJobLimit wants err to be the LIMIT_EXCEEDED a job's end reports:
+// naming the limit's setting, with key, the exit code and the job in its
+// details, and nothing of tree left running.
+func wantJobLimit(t *testing.T, err error, id, key, setting string, tree *sandboxtest.Tree) {
+	t.Helper()
+	te := wantToolError(t, err, tool.CodeLimitExceeded, setting, "every process it started was killed")
+	if te.Details["limit"] != key || te.Details["job_id"] != id || te.Details["exit_code"] == nil || te.Details["exit_code"] == 0 {
+		t.Errorf("details: %v, want limit %q, job_id %q and a failing exit_code", te.Details, key, id)
+	}
+	if left := tree.Live(); len(left) > 0 {
+		t.Errorf("processes %v outlived the job", left)
+	}
+}
+
+// TestJobAndSessionLimits: a background job and an interactive session
+// (with and without a terminal) that reach their CPU time limit after the
+// call that started them returned report LIMIT_EXCEEDED to the call that
+// observes their end — exec_output, write_stdin — as a command in the
+// foreground does, and every process they started is gone. Later reads
+// say so again, and exec_kill of the ended job too.
+func TestJobAndSessionLimits(t *testing.T) {
+	const setting = "[sandbox.limits] cpu_seconds = 1"
+	t.Run("background job", func(t *testing.T) {
+		e := limitedEnv(t, sandbox.Limits{CPUSeconds: 1}, "sh")
+		tree := sandboxtest.NewTree(t)
+		id := e.execOK(`{"argv":["sh","-c","while :; do :; done"],"background":true,"env":["` + tree.Env + `"]}`).JobID
+		_, err := e.jobCall(newExecOutput(), `{"job_id":"`+id+`","wait_secs":120}`)
+		wantJobLimit(t, err, id, "cpu_seconds", setting, tree)
+		_, err = e.jobCall(newExecOutput(), `{"job_id":"`+id+`"}`)
+		wantJobLimit(t, err, id, "cpu_seconds", setting, tree)
+		_, err = e.jobCall(newExecKill(), `{"job_id":"`+id+`"}`)
+		wantJobLimit(t, err, id, "cpu_seconds", setting, tree)
+	})
+	for _, tty := range []bool{false, true} {
+		t.Run("session tty="+strconv.FormatBool(tty), func(t *testing.T) {
+			e := limitedEnv(t, sandbox.Limits{CPUSeconds: 1}, "sh")
+			tree := sandboxtest.NewTree(t)
+			start := e.execOK(`{"argv":["sh"],"yield_time_ms":10,"tty":` + strconv.FormatBool(tty) + `,"env":["` + tree.Env + `"]}`)
+			if start.SessionID == "" {
+				t.Fatalf("no session: %+v", start)
+			}
+			// write_stdin answers as soon as the session ends: the long
+			// yield is a hang guard.
+			_, err := e.jobCall(newWriteStdin(), `{"session_id":"`+start.SessionID+`","chars":"while :; do :; done\n","yield_time_ms":120000}`)
+			wantJobLimit(t, err, start.SessionID, "cpu_seconds", setting, tree)
+		})
+	}
+}
+
+// TestJobProcessLimit: a background fork loop stops at the processes
+// limit, and exec_output reports LIMIT_EXCEEDED naming it, its sleeping
+// children gone. As root the test runs itself again as nobody (see
+// TestExecCommandProcessLimit).
+func TestJobProcessLimit(t *testing.T) {
+	if os.Geteuid() == 0 {
+		sandboxtest.AsNobody(t, "TestJobProcessLimit")
+		return
+	}
+	e := limitedEnv(t, sandbox.Limits{Processes: 32}, "perl")
+	tree := sandboxtest.NewTree(t)
+	id := e.execOK(`{"argv":["perl","-e",` + strconv.Quote(forkLoop) + `],"background":true,"env":["` + tree.Env + `"]}`).JobID
+	_, err := e.jobCall(newExecOutput(), `{"job_id":"`+id+`","wait_secs":120}`)
+	wantJobLimit(t, err, id, "processes", "[sandbox.limits] processes = 32", tree)
+}

@@ -72,7 +72,7 @@ func execOutput(ctx context.Context, tc tool.Context, in ExecOutputInput) (*Exec
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "%w", err)
 	}
-	return jobOutput(snap), nil
+	return jobAnswer(job, snap)
 }
 
 // findJob returns the job with id that the call's session started (see
@@ -88,6 +88,22 @@ func findJob(ctx context.Context, tc tool.Context, field, id string) (*shell.Job
 		return nil, tool.Errorf(tool.CodeNotFound, "field %q: this session has no job %q; exec_command with background: true or yield_time_ms returns job and session ids (a session sees only the jobs it started; finished jobs are forgotten after a while, and all of a session's when it ends)", field, id).WithCause(err)
 	}
 	return job, err
+}
+
+// jobAnswer is what a call that observes a job (exec_command's session,
+// write_stdin, exec_output, exec_kill) answers: the job's output, or, once
+// the job has ended at one of its [sandbox.limits] limits, the
+// LIMIT_EXCEEDED error a command in the foreground gets (limitError),
+// naming the job. Every observation of that end answers so.
+func jobAnswer(job *shell.Job, snap shell.Snapshot) (*ExecJobOutput, error) {
+	out := jobOutput(snap)
+	if snap.Running || snap.Err != nil {
+		return out, nil
+	}
+	if e := limitError(job.Sandbox, snap.Outcome, job, out.commandOutput()); e != nil {
+		return nil, e.WithDetail("job_id", job.ID)
+	}
+	return out, nil
 }
 
 // jobOutput turns a job's snapshot into the tool's output.

@@ -3,6 +3,7 @@
 package shell
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -78,7 +79,7 @@ func (js *Jobs) start(ctx context.Context, session string, spec Spec, timeout ti
 		}
 		js.dir = dir
 	}
-	j := &Job{ID: js.newID(), session: session, Command: spec.Command, Started: time.Now(), done: make(chan struct{})}
+	j := &Job{ID: js.newID(), session: session, Command: spec.Command, Started: time.Now(), Sandbox: spec.Sandbox, done: make(chan struct{})}
 	if spec.Argv != nil {
 		j.Command = Join(spec.Argv)
 	}
@@ -351,6 +352,29 @@ func (j *Job) Read(b outputcache.Split) (Snapshot, error) {
 	j.read = end
 	s.Output = view
 	return s, nil
+}
+
+// Last returns the last lines of the job's whole output so far, at most
+// maxBytes of them, as [Spool.Last] does for a run in the foreground: the
+// evidence of a limit the job reached, which a read since the last one may
+// not hold.
+func (j *Job) Last(lines, maxBytes int) string {
+	end := j.written.Load()
+	from := max(0, end-int64(maxBytes))
+	b := make([]byte, end-from)
+	n, err := j.reader.ReadAt(b, from)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	b = b[:n]
+	newlines := lines // a last line without its newline is a line too
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		newlines--
+	}
+	if from == 0 && bytes.Count(b, []byte{'\n'}) <= newlines {
+		return SafeText(b) // the whole output: no partial line to drop
+	}
+	return SafeText(cutTail(b, newlines))
 }
 
 // readRange returns the bytes [from, to) of f, whole when they fit the

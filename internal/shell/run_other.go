@@ -61,3 +61,6 @@ func (t *TTY) Write([]byte, time.Time) error { return errNoRun }
 
 // Close does nothing: no terminal opens here.
 func (t *TTY) Close() error { return nil }
+
+// Last has no output to show: no job can start here.
+func (j *Job) Last(int, int) string { return "" }

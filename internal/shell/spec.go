@@ -137,6 +137,10 @@ type Job struct {
 	ID      string // "job_" and 128 random bits or more: an id cannot be guessed
 	Command string
 	Started time.Time
+	// Sandbox is the profile it runs under (its Spec.Sandbox): whoever
+	// reads its end judges by it whether the job reached one of its
+	// limits.
+	Sandbox *sandbox.Profile
 
 	session string // the session that started it (see [Jobs.Start])
 	inMu    sync.Mutex
