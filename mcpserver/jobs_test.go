@@ -4,6 +4,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -186,4 +187,63 @@ func TestStdioSessionsOwnTheirJobsAndTheirEndKillsThem(t *testing.T) {
 	b.cs.Close()
 	<-b.done
 	bTree.WaitGone(t)
+}
+
+// startTreeSession starts a sandboxtest.Tree from cs as an interactive
+// session (exec_command with yield_time_ms, and a terminal when tty) and
+// returns the tree once it has started.
+func startTreeSession(t *testing.T, cs *mcp.ClientSession, tty bool) *sandboxtest.Tree {
+	t.Helper()
+	tree := sandboxtest.NewTree(t)
+	code, out := callCode(t, cs, "exec_command", map[string]any{"argv": tree.Argv(), "yield_time_ms": 10, "tty": tty})
+	if id, _ := out["session_id"].(string); code != "" || id == "" || out["status"] != "running" {
+		t.Fatalf("starting a session: %s %v", code, out)
+	}
+	tree.WaitStarted(t, 1)
+	return tree
+}
+
+// An interactive session (exec_command that returned at yield_time_ms,
+// with a terminal or not) dies with the MCP session whose call started it,
+// over stdio and over streamable HTTP alike: once the client has closed its
+// session and the server has let it go, none of its processes is left.
+func TestSessionsDieWithTheirMCPSession(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stdio tty=%v", tty), func(t *testing.T) {
+			srv := jobsServer(t)
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			done := make(chan error, 1)
+			go func() {
+				done <- srv.Run(context.Background(), inR, outW)
+				outW.Close()
+			}()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "sessions", Version: "1"}, nil).
+				Connect(t.Context(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree := startTreeSession(t, cs, tty)
+			cs.Close() // closes the server's standard input: the session ends
+			if err := <-done; err != nil {
+				t.Fatalf("Run after the client closed: %v", err)
+			}
+			tree.WantGone(t, "Run returned") // Run returns once the session's jobs have ended
+			tree.WaitGone(t)
+		})
+		t.Run(fmt.Sprintf("http tty=%v", tty), func(t *testing.T) {
+			url, _ := serveHTTP(t, jobsServer(t)) // shut down only after the test's checks
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "sessions", Version: "1"}, nil).
+				Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree := startTreeSession(t, cs, tty)
+			if err := cs.Close(); err != nil { // DELETE, which answers once the session's jobs have ended
+				t.Fatal(err)
+			}
+			tree.WantGone(t, "the client closed its session")
+			tree.WaitGone(t)
+		})
+	}
 }
