@@ -10,28 +10,40 @@ import (
 	"time"
 )
 
-// The handlers below answer with the shapes of GitHub's OpenAPI
-// description (github/rest-api-description, api.github.com.2022-11-28):
-// the schemas full-repository, branch-with-protection, git-ref, commit,
-// git-commit, git-tree, blob, content-file, content-directory,
-// content-symlink, content-submodule and code-search-result-item. Fields a
-// client of trees, blobs and search never reads (owners' avatars, commit
-// authors' details) are left out. They run with s.mu held.
+// The handlers below answer as GitHub's OpenAPI description says
+// (testdata/openapi: github/rest-api-description, version 2022-11-28): each
+// answer starts from the example GitHub records for the operation and
+// overlays the fake's own values, so a field GitHub sends is there even when
+// no client of the fake reads it. They run with s.mu held.
 
 func (s *Server) repoURL(rp *repo) string {
 	return s.URL + "/repos/" + rp.owner + "/" + rp.name
 }
 
+// htmlURL is the web address of the repository, as GitHub's answers give it.
+func htmlURL(rp *repo) string {
+	return "https://github.com/" + rp.owner + "/" + rp.name
+}
+
+// getRepo answers repos/get from full-repository-default-response: a
+// repository that is not a fork, has no license and no stars.
 func (s *Server) getRepo(_ *http.Request, rp *repo) reply {
-	full := rp.owner + "/" + rp.name
-	return jsonReply(http.StatusOK, map[string]any{
-		"id": rp.id, "node_id": fmt.Sprintf("R_%d", rp.id), "name": rp.name, "full_name": full,
-		"owner":   map[string]any{"login": rp.owner, "id": 1, "type": "Organization"},
-		"private": rp.private, "visibility": map[bool]string{true: "private", false: "public"}[rp.private],
-		"html_url": "https://github.com/" + full, "url": s.repoURL(rp),
-		"default_branch": rp.defaultBranch, "fork": false, "archived": false,
-		"permissions": map[string]bool{"admin": false, "maintain": false, "push": false, "triage": false, "pull": true},
-	})
+	m := exampleObject("full-repository-default-response")
+	s.rebase(m, rp, "octocat/Hello-World")
+	when := rp.time.UTC().Format(time.RFC3339)
+	set(m, "id", rp.id, "node_id", fmt.Sprintf("R_%d", rp.id), "name", rp.name, "full_name", rp.owner+"/"+rp.name,
+		"owner", s.user(rp.owner, "Organization", 1), "private", rp.private,
+		"visibility", map[bool]string{true: "private", false: "public"}[rp.private],
+		"description", nil, "homepage", nil, "mirror_url", nil, "language", nil, "license", nil,
+		"default_branch", rp.defaultBranch, "fork", false, "archived", false, "disabled", false, "is_template", false,
+		"topics", []any{}, "has_pages", false, "temp_clone_token", nil,
+		"created_at", when, "updated_at", when, "pushed_at", when,
+		"permissions", map[string]bool{"admin": false, "maintain": false, "push": false, "triage": false, "pull": true})
+	for _, k := range []string{"size", "forks", "forks_count", "stargazers_count", "watchers", "watchers_count",
+		"open_issues", "open_issues_count", "subscribers_count", "network_count"} {
+		m[k] = 0
+	}
+	return jsonReply(http.StatusOK, m)
 }
 
 // resolve finds the commit ref names: a branch, a tag, heads/x, tags/x,
@@ -58,29 +70,43 @@ func (s *Server) resolve(rp *repo, ref string) (string, bool) {
 	return "", false
 }
 
-func (s *Server) commitJSON(rp *repo, sha string) map[string]any {
-	o := s.objs[sha]
-	who := map[string]any{"name": "Quiver Test", "email": "test@quiver.invalid", "date": o.when.UTC().Format(time.RFC3339)}
-	return map[string]any{
-		"sha": sha, "node_id": "C_" + sha[:10], "url": s.repoURL(rp) + "/commits/" + sha,
-		"commit": map[string]any{
-			"message": "commit", "url": s.repoURL(rp) + "/git/commits/" + sha, "author": who, "committer": who,
-			"tree": map[string]any{"sha": o.tree, "url": s.repoURL(rp) + "/git/trees/" + o.tree},
-		},
-	}
+// gitUser is a commit's author or committer: the fake's one, at when.
+func gitUser(when time.Time) map[string]any {
+	return map[string]any{"name": "Quiver Test", "email": "test@quiver.invalid", "date": when.UTC().Format(time.RFC3339)}
 }
 
+// commitJSON is the commit sha, from the recorded example commit: the fake
+// records no parents and computes no diff, so parents is empty and stats
+// and files are not there.
+func (s *Server) commitJSON(rp *repo, sha string) map[string]any {
+	o := s.objs[sha]
+	m := exampleObject("commit")
+	s.rebase(m, rp, "octocat/Hello-World")
+	set(m, "sha", sha, "node_id", "C_"+sha[:10], "url", s.repoURL(rp)+"/commits/"+sha, "html_url", htmlURL(rp)+"/commit/"+sha,
+		"comments_url", s.repoURL(rp)+"/commits/"+sha+"/comments", "author", s.user("quiver-test", "User", 2),
+		"committer", s.user("quiver-test", "User", 2), "parents", []any{})
+	set(obj(m, "commit"), "url", s.repoURL(rp)+"/git/commits/"+sha, "author", gitUser(o.when), "committer", gitUser(o.when),
+		"message", "commit", "comment_count", 0, "tree", map[string]any{"sha": o.tree, "url": s.repoURL(rp) + "/git/trees/" + o.tree})
+	return m
+}
+
+// getBranch answers repos/get-branch from branch-get: an unprotected branch.
 func (s *Server) getBranch(r *http.Request, rp *repo) reply {
 	name := r.PathValue("branch")
 	sha, ok := rp.branches[name]
 	if !ok {
 		return errorReply(http.StatusNotFound, "Branch not found", "https://docs.github.com/rest/branches/branches#get-a-branch")
 	}
-	return jsonReply(http.StatusOK, map[string]any{"name": name, "commit": s.commitJSON(rp, sha), "protected": false})
+	m := exampleObject("branch-get")
+	s.rebase(m, rp, "octocat/Hello-World")
+	return jsonReply(http.StatusOK, set(m, "name", name, "commit", s.commitJSON(rp, sha), "protected", false,
+		"_links", map[string]any{"self": s.repoURL(rp) + "/branches/" + name, "html": htmlURL(rp) + "/tree/" + name},
+		"protection_url", s.repoURL(rp)+"/branches/"+name+"/protection"))
 }
 
 var fullRef = regexp.MustCompile(`^(heads|tags)/.+`)
 
+// getRef answers git/get-ref from git-ref.
 func (s *Server) getRef(r *http.Request, rp *repo) reply {
 	ref := r.PathValue("ref")
 	if !fullRef.MatchString(ref) {
@@ -90,10 +116,10 @@ func (s *Server) getRef(r *http.Request, rp *repo) reply {
 	if !ok {
 		return notFound()
 	}
-	return jsonReply(http.StatusOK, map[string]any{
-		"ref": "refs/" + ref, "node_id": "REF_" + sha[:10], "url": s.repoURL(rp) + "/git/refs/" + ref,
-		"object": map[string]any{"type": "commit", "sha": sha, "url": s.repoURL(rp) + "/git/commits/" + sha},
-	})
+	m := exampleObject("git-ref")
+	s.rebase(m, rp, "octocat/Hello-World")
+	return jsonReply(http.StatusOK, set(m, "ref", "refs/"+ref, "node_id", "REF_"+sha[:10], "url", s.repoURL(rp)+"/git/refs/"+ref,
+		"object", map[string]any{"type": "commit", "sha": sha, "url": s.repoURL(rp) + "/git/commits/" + sha}))
 }
 
 // getCommit answers repos/get-commit; with Accept application/vnd.github.sha
@@ -109,22 +135,24 @@ func (s *Server) getCommit(r *http.Request, rp *repo) reply {
 	return jsonReply(http.StatusOK, s.commitJSON(rp, sha))
 }
 
+// getGitCommit answers git/get-commit from git-commit-2.
 func (s *Server) getGitCommit(r *http.Request, rp *repo) reply {
 	sha := r.PathValue("sha")
 	o := s.objs[sha]
 	if o == nil || o.kind != "commit" {
 		return notFound()
 	}
-	who := map[string]any{"name": "Quiver Test", "email": "test@quiver.invalid", "date": o.when.UTC().Format(time.RFC3339)}
-	return jsonReply(http.StatusOK, map[string]any{
-		"sha": sha, "url": s.repoURL(rp) + "/git/commits/" + sha, "message": "commit", "author": who, "committer": who,
-		"tree": map[string]any{"sha": o.tree, "url": s.repoURL(rp) + "/git/trees/" + o.tree},
-	})
+	m := exampleObject("git-commit-2")
+	s.rebase(m, rp, "octocat/Hello-World")
+	return jsonReply(http.StatusOK, set(m, "sha", sha, "node_id", "C_"+sha[:10], "url", s.repoURL(rp)+"/git/commits/"+sha,
+		"html_url", htmlURL(rp)+"/commit/"+sha, "author", gitUser(o.when), "committer", gitUser(o.when), "message", "commit",
+		"tree", map[string]any{"sha": o.tree, "url": s.repoURL(rp) + "/git/trees/" + o.tree}, "parents", []any{}))
 }
 
-// getTree answers git/get-tree. tree_sha may be a tree, a commit or a ref
-// name. A recursive tree over TreeLimit entries, or a non-recursive one
-// over DirLimit, comes back truncated, as GitHub's does.
+// getTree answers git/get-tree from git-tree-default-response, each entry
+// shaped as the example's entry of its kind. tree_sha may be a tree, a
+// commit or a ref name. A recursive tree over TreeLimit entries, or a
+// non-recursive one over DirLimit, comes back truncated, as GitHub's does.
 func (s *Server) getTree(r *http.Request, rp *repo) reply {
 	sha := r.PathValue("sha")
 	if o := s.objs[sha]; o == nil || o.kind != "tree" {
@@ -134,26 +162,23 @@ func (s *Server) getTree(r *http.Request, rp *repo) reply {
 		}
 		sha = s.objs[c].tree
 	}
-	type item struct {
-		Path string `json:"path"`
-		Mode string `json:"mode"`
-		Type string `json:"type"`
-		SHA  string `json:"sha"`
-		Size *int   `json:"size,omitempty"`
-		URL  string `json:"url,omitempty"`
-	}
-	toItem := func(p string, e entry) item {
-		it := item{Path: p, Mode: e.mode, Type: e.kind, SHA: e.sha}
+	m := exampleObject("git-tree-default-response")
+	recorded := m["tree"].([]any)
+	blobItem, treeItem := recorded[0].(map[string]any), recorded[1].(map[string]any)
+	toItem := func(p string, e entry) any {
+		var it map[string]any
 		switch e.kind {
 		case "blob":
-			size := e.size
-			it.Size, it.URL = &size, s.repoURL(rp)+"/git/blobs/"+e.sha
+			it = set(clone(blobItem).(map[string]any), "size", e.size, "url", s.repoURL(rp)+"/git/blobs/"+e.sha)
 		case "tree":
-			it.URL = s.repoURL(rp) + "/git/trees/" + e.sha
+			it = set(clone(treeItem).(map[string]any), "url", s.repoURL(rp)+"/git/trees/"+e.sha)
+		default: // a submodule's commit: GitHub gives it no url
+			it = clone(treeItem).(map[string]any)
+			delete(it, "url")
 		}
-		return it
+		return set(it, "path", p, "mode", e.mode, "type", e.kind, "sha", e.sha)
 	}
-	items := []item{}
+	items := []any{}
 	limit, truncated := s.opts.DirLimit, false
 	if r.URL.Query().Has("recursive") {
 		limit = s.opts.TreeLimit
@@ -166,7 +191,7 @@ func (s *Server) getTree(r *http.Request, rp *repo) reply {
 	if limit > 0 && len(items) > limit {
 		items, truncated = items[:limit], true
 	}
-	return jsonReply(http.StatusOK, map[string]any{"sha": sha, "url": s.repoURL(rp) + "/git/trees/" + sha, "tree": items, "truncated": truncated})
+	return jsonReply(http.StatusOK, set(m, "sha", sha, "url", s.repoURL(rp)+"/git/trees/"+sha, "tree", items, "truncated", truncated))
 }
 
 // wantsRaw reports whether Accept asks for a raw media type
@@ -195,6 +220,8 @@ func wrapped(data []byte) string {
 	return b.String()
 }
 
+// getBlob answers git/get-blob from blob, or with the raw bytes for the raw
+// media types.
 func (s *Server) getBlob(r *http.Request, rp *repo) reply {
 	sha := r.PathValue("sha")
 	o := s.objs[sha]
@@ -204,16 +231,19 @@ func (s *Server) getBlob(r *http.Request, rp *repo) reply {
 	if wantsRaw(r) {
 		return rawReply(o.data)
 	}
-	return jsonReply(http.StatusOK, map[string]any{
-		"sha": sha, "node_id": "B_" + sha[:10], "size": len(o.data), "url": s.repoURL(rp) + "/git/blobs/" + sha,
-		"content": wrapped(o.data), "encoding": "base64",
-	})
+	m := exampleObject("blob")
+	return jsonReply(http.StatusOK, set(m, "sha", sha, "node_id", "B_"+sha[:10], "size", len(o.data),
+		"url", s.repoURL(rp)+"/git/blobs/"+sha, "content", wrapped(o.data), "encoding", "base64"))
 }
 
 // maxContentSize is the largest file the contents API returns inline: a
 // larger one comes with empty content and encoding "none".
 const maxContentSize = 1 << 20
 
+// getContents answers repos/get-content: a directory's listing, a file, a
+// symlink or a submodule, each from the example GitHub records for it. A
+// symlink to a regular file in the repository answers that file, as
+// GitHub's does.
 func (s *Server) getContents(r *http.Request, rp *repo) reply {
 	ref := r.URL.Query().Get("ref")
 	if ref == "" {
@@ -223,54 +253,77 @@ func (s *Server) getContents(r *http.Request, rp *repo) reply {
 	if !ok {
 		return errorReply(http.StatusNotFound, "No commit found for the ref "+ref, "https://docs.github.com/rest/repos/contents#get-repository-content")
 	}
+	root := s.objs[c].tree
 	p := strings.Trim(r.PathValue("path"), "/")
-	e, ok := s.objs.lookup(s.objs[c].tree, p)
+	e, ok := s.objs.lookup(root, p)
 	if !ok {
 		return notFound()
 	}
-	if e.kind == "tree" {
-		var items []map[string]any
-		for _, c := range s.objs[e.sha].entries {
-			items = append(items, s.contentItem(rp, path.Join(p, c.name), c, false))
+	if e.mode == ModeSymlink {
+		if to, te, ok := s.objs.follow(root, p, string(s.objs[e.sha].data)); ok {
+			p, e = to, te
 		}
-		if items == nil {
-			items = []map[string]any{}
+	}
+	switch {
+	case e.kind == "tree":
+		items := []any{}
+		for _, c := range s.objs[e.sha].entries {
+			items = append(items, s.listed(rp, ref, path.Join(p, c.name), c))
 		}
 		return jsonReply(http.StatusOK, items)
-	}
-	if wantsRaw(r) && e.kind == "blob" {
+	case wantsRaw(r) && e.kind == "blob":
 		return rawReply(s.objs[e.sha].data)
+	case e.mode == ModeSymlink:
+		m := s.content(exampleObject("content-file-response-if-content-is-a-symlink"), rp, ref, p, e)
+		return jsonReply(http.StatusOK, set(m, "target", string(s.objs[e.sha].data)))
+	case e.mode == ModeSubmodule:
+		m := s.content(exampleObject("content-file-response-if-content-is-a-submodule"), rp, ref, p, e)
+		return jsonReply(http.StatusOK, submodule(m))
 	}
-	return jsonReply(http.StatusOK, s.contentItem(rp, p, e, true))
+	m := s.content(exampleObject("content-file-response-if-content-is-a-file"), rp, ref, p, e)
+	if data := s.objs[e.sha].data; len(data) <= maxContentSize {
+		set(m, "content", wrapped(data), "encoding", "base64")
+	} else {
+		set(m, "content", "", "encoding", "none")
+	}
+	return jsonReply(http.StatusOK, m)
 }
 
-// contentItem is one content object: with its content when full and it is
-// a file (content-file), else the directory listing's entry.
-func (s *Server) contentItem(rp *repo, p string, e entry, full bool) map[string]any {
-	self := s.repoURL(rp) + "/contents/" + p
-	m := map[string]any{"name": path.Base(p), "path": p, "sha": e.sha, "size": e.size, "url": self,
-		"html_url": "https://github.com/" + rp.owner + "/" + rp.name + "/blob/" + rp.defaultBranch + "/" + p,
-		"git_url":  s.repoURL(rp) + "/git/blobs/" + e.sha, "download_url": nil,
-		"_links": map[string]any{"self": self, "git": s.repoURL(rp) + "/git/blobs/" + e.sha}}
+// content overlays the fields every content object has on the example m.
+func (s *Server) content(m map[string]any, rp *repo, ref, p string, e entry) map[string]any {
+	self := s.repoURL(rp) + "/contents/" + p + "?ref=" + ref
+	git, html := s.repoURL(rp)+"/git/blobs/"+e.sha, htmlURL(rp)+"/blob/"+ref+"/"+p
+	if e.kind == "tree" {
+		git, html = s.repoURL(rp)+"/git/trees/"+e.sha, htmlURL(rp)+"/tree/"+ref+"/"+p
+	}
+	return set(m, "name", path.Base(p), "path", p, "sha", e.sha, "size", e.size, "url", self,
+		"git_url", git, "html_url", html, "download_url", nil,
+		"_links", map[string]any{"self": self, "git": git, "html": html})
+}
+
+// submodule clears a content object's git and web addresses, which GitHub
+// gives only for a submodule hosted on github.com.
+func submodule(m map[string]any) map[string]any {
+	set(m, "git_url", nil, "html_url", nil, "download_url", nil, "submodule_git_url", "https://github.com/example/submodule.git")
+	set(obj(m, "_links"), "git", nil, "html", nil)
+	return m
+}
+
+// listed is one entry of a directory's listing, shaped as the recorded
+// listing's entry of its kind. A submodule is listed as a "file", as
+// GitHub's listings do for backward compatibility.
+func (s *Server) listed(rp *repo, ref, p string, e entry) map[string]any {
+	recorded := example("content-file-response-if-content-is-a-directory").([]any)
+	if e.kind == "tree" {
+		return set(s.content(recorded[1].(map[string]any), rp, ref, p, e), "type", "dir", "size", 0)
+	}
+	m := s.content(recorded[0].(map[string]any), rp, ref, p, e)
 	switch e.mode {
-	case ModeDir:
-		m["type"], m["git_url"] = "dir", s.repoURL(rp)+"/git/trees/"+e.sha
 	case ModeSymlink:
 		m["type"] = "symlink"
-		if full {
-			m["target"] = string(s.objs[e.sha].data)
-		}
 	case ModeSubmodule:
-		m["type"], m["git_url"], m["submodule_git_url"] = "submodule", nil, "https://github.com/example/submodule.git"
-	default:
-		m["type"] = "file"
-		if full {
-			if data := s.objs[e.sha].data; len(data) <= maxContentSize {
-				m["content"], m["encoding"] = wrapped(data), "base64"
-			} else {
-				m["content"], m["encoding"] = "", "none"
-			}
-		}
+		submodule(m)
+		delete(m, "submodule_git_url")
 	}
 	return m
 }

@@ -7,9 +7,22 @@
 // repository (its default_branch), a branch, a ref, a commit (also as a
 // bare sha), a tree (recursive, truncated past a limit as GitHub's are), a
 // blob (base64, or raw with the application/vnd.github.raw media types),
-// repository contents, and code search. The answers have the shapes of
-// GitHub's published OpenAPI description (github/rest-api-description,
-// version 2022-11-28); each route names its operationId.
+// repository contents, and code search; each route names its operationId.
+//
+// # Shapes from GitHub's description
+//
+// Every answer is built from the example response GitHub records for the
+// operation in its published OpenAPI description (github/rest-api-description,
+// version 2022-11-28), with the fake's own values laid over it, so that a
+// field GitHub sends is there even when no client of the fake reads it.
+// testdata/openapi holds the extract (the operations, their schemas and
+// their examples, and where they come from), and a test validates every
+// answer, errors and 304s included, against those schemas.
+//
+// Code search matches as GitHub's legacy code search does: whole words
+// (runs of letters, digits and underscores), case-insensitively, in files of
+// the default branch smaller than 384 KB, with the qualifiers repo:, path:,
+// filename: and extension:. A term inside a longer word does not match.
 //
 // # What a client must cope with
 //

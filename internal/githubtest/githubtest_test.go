@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -178,9 +179,18 @@ func TestRoutes(t *testing.T) {
 	if !strings.HasPrefix(string(raw.body), "export function LoginForm") || raw.header.Get("Content-Type") != "application/vnd.github.raw" {
 		t.Errorf("raw blob: %s %q", raw.header.Get("Content-Type"), raw.body)
 	}
+	// A symlink to a file in the repository answers the file, as GitHub's
+	// contents API does; one pointing nowhere answers itself.
 	link := decode[map[string]any](t, get(t, s, "/repos/acme/app/contents/link"))
-	if link["type"] != "symlink" || link["target"] != "README.md" {
-		t.Errorf("symlink contents: %v", link)
+	if link["type"] != "file" || link["path"] != "README.md" {
+		t.Errorf("contents of a symlink to README.md: %v", link)
+	}
+	if _, err := s.Push("acme/app", "links", []githubtest.File{{Path: "dangling", Content: []byte("nowhere"), Mode: githubtest.ModeSymlink}}); err != nil {
+		t.Fatal(err)
+	}
+	dangling := decode[map[string]any](t, get(t, s, "/repos/acme/app/contents/dangling?ref=links"))
+	if dangling["type"] != "symlink" || dangling["target"] != "nowhere" {
+		t.Errorf("contents of a dangling symlink: %v", dangling)
 	}
 	sub := decode[map[string]any](t, get(t, s, "/repos/acme/app/contents/vendor/lib"))
 	if sub["type"] != "submodule" || sub["sha"] != submodule {
@@ -342,5 +352,65 @@ func TestSearchPagination(t *testing.T) {
 	}
 	if len(paths) != 45 || paths[0] != "pkg/faa.ts" || paths[44] != "pkg/fbs.ts" {
 		t.Errorf("%d paths: %v", len(paths), paths)
+	}
+}
+
+// TestSearchMatchesWords: code search finds whole words, case-insensitively,
+// as GitHub's does: a term inside a longer word, or across punctuation,
+// does not match; a quoted phrase matches its words in a row; path: and
+// filename: narrow the files.
+func TestSearchMatchesWords(t *testing.T) {
+	s := githubtest.New(t, githubtest.Options{})
+	if _, err := s.AddRepo(githubtest.Repo{Owner: "acme", Name: "app", Files: githubtest.Files(
+		"a/auth.go", "x := auth.Session()\n",
+		"a/authorize.go", "func Authorize() {}\n",
+		"b/oauth.go", "var oauth2 = 1\n",
+		"b/user_auth.go", "var user_auth = NewAuth(ctx)\n",
+		"c/phrase.txt", "the login form\nform login\n",
+		"root.md", "AUTH at the root\n",
+	)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"auth", []string{"a/auth.go", "root.md"}},
+		{"AUTH", []string{"a/auth.go", "root.md"}},
+		{"authorize", []string{"a/authorize.go"}},
+		{"user_auth", []string{"b/user_auth.go"}},
+		{"oauth", nil},
+		{"session auth", []string{"a/auth.go"}},
+		{`"login form"`, []string{"c/phrase.txt"}},
+		{`"form login" the`, []string{"c/phrase.txt"}},
+		{`"form the"`, nil},
+		{"auth path:a", []string{"a/auth.go"}},
+		{"auth path:/", []string{"root.md"}},
+		{"auth filename:root.md", []string{"root.md"}},
+	} {
+		a := get(t, s, "/search/code?q="+url.QueryEscape(tc.q+" repo:acme/app"), "Accept", "application/vnd.github.text-match+json")
+		r := decode[struct {
+			Items []struct {
+				Path        string
+				TextMatches []struct {
+					Fragment string
+					Matches  []struct {
+						Text    string
+						Indices []int
+					}
+				} `json:"text_matches"`
+			}
+		}](t, a)
+		var got []string
+		for _, it := range r.Items {
+			got = append(got, it.Path)
+			m := it.TextMatches[0].Matches[0]
+			if frag := it.TextMatches[0].Fragment; frag[m.Indices[0]:m.Indices[1]] != m.Text {
+				t.Errorf("%s, %s: text match %q at %v of %q", tc.q, it.Path, m.Text, m.Indices, frag)
+			}
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.q, d)
+		}
 	}
 }

@@ -168,6 +168,24 @@ func (s store) lookup(root, p string) (entry, bool) {
 	return e, true
 }
 
+// follow resolves the symlink at p, whose target is target, under the tree
+// root: the path and entry of a regular file it points to inside the
+// repository, or false.
+func (s store) follow(root, p, target string) (string, entry, bool) {
+	if path.IsAbs(target) {
+		return "", entry{}, false
+	}
+	to := path.Join(path.Dir(p), target)
+	if to == ".." || strings.HasPrefix(to, "../") {
+		return "", entry{}, false
+	}
+	e, ok := s.lookup(root, to)
+	if !ok || e.kind != "blob" || e.mode == ModeSymlink {
+		return "", entry{}, false
+	}
+	return to, e, true
+}
+
 // walk lists the entries under the tree sha, depth first in git's order,
 // with paths relative to it.
 func (s store) walk(sha, prefix string, fn func(p string, e entry)) {

@@ -10,14 +10,17 @@ import (
 	"strings"
 )
 
-// maxIndexed is the largest file GitHub's code search indexes (384 KB).
+// maxIndexed is the size from which GitHub's code search leaves a file out
+// of its index: only files smaller than 384 KB are searchable.
 const maxIndexed = 384 << 10
 
-// query is a parsed code search: words every file must hold, and the
-// qualifiers the fake knows.
+// query is a parsed code search: the terms every file must hold (each a run
+// of tokens, more than one for a quoted phrase), and the qualifiers the
+// fake knows.
 type query struct {
-	terms                           []string
+	terms                           [][]string
 	repo, path, filename, extension string
+	root                            bool // path:/ keeps files at the root
 }
 
 func parseQuery(q string) (query, error) {
@@ -25,7 +28,7 @@ func parseQuery(q string) (query, error) {
 	for _, tok := range splitQuery(q) {
 		key, val, qualified := strings.Cut(tok, ":")
 		if !qualified || strings.HasPrefix(tok, `"`) {
-			pq.terms = append(pq.terms, strings.ToLower(strings.Trim(tok, `"`)))
+			pq.addTerm(tok)
 			continue
 		}
 		switch key {
@@ -33,6 +36,7 @@ func parseQuery(q string) (query, error) {
 			pq.repo = strings.ToLower(val)
 		case "path":
 			pq.path = strings.Trim(val, "/")
+			pq.root = pq.path == ""
 		case "filename":
 			pq.filename = val
 		case "extension":
@@ -40,7 +44,7 @@ func parseQuery(q string) (query, error) {
 		case "in", "language":
 			// in:file is the default; the fake knows no languages.
 		default:
-			pq.terms = append(pq.terms, strings.ToLower(tok))
+			pq.addTerm(tok)
 		}
 	}
 	if pq.repo == "" {
@@ -50,6 +54,67 @@ func parseQuery(q string) (query, error) {
 		return pq, fmt.Errorf("the query has no search terms")
 	}
 	return pq, nil
+}
+
+// addTerm adds a word or a quoted phrase as its tokens; one made of
+// separators only adds nothing, as GitHub ignores those characters.
+func (pq *query) addTerm(t string) {
+	var toks []string
+	for _, tk := range tokens([]byte(strings.Trim(t, `"`))) {
+		toks = append(toks, tk.text)
+	}
+	if len(toks) > 0 {
+		pq.terms = append(pq.terms, toks)
+	}
+}
+
+// token is one word of a file as code search indexes it: lower case, and
+// where it starts and ends in the file.
+type token struct {
+	text       string
+	start, end int
+}
+
+// tokens splits data as GitHub's code search does: words are runs of
+// letters, digits and underscores, and everything else separates them (the
+// spaces, and the punctuation GitHub's search ignores: . , : ; / \ ` ' " =
+// * ! ? # $ & + ^ | ~ < > ( ) { } [ ] @; the fake splits on a hyphen too).
+// Matching is case-insensitive, so each word is lower-cased.
+func tokens(data []byte) []token {
+	var out []token
+	start := -1
+	for i := 0; i <= len(data); i++ {
+		word := i < len(data) && isWordByte(data[i])
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			out = append(out, token{text: strings.ToLower(string(data[start:i])), start: start, end: i})
+			start = -1
+		}
+	}
+	return out
+}
+
+// isWordByte reports whether b belongs to a word: an ASCII letter, digit or
+// underscore, or any byte of a multi-byte UTF-8 character.
+func isWordByte(b byte) bool {
+	return b == '_' || b >= 0x80 || ('0' <= b && b <= '9') || ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z')
+}
+
+// find returns the index in toks of the first place term's tokens occur in
+// a row, or -1.
+func find(toks []token, term []string) int {
+	for i := 0; i+len(term) <= len(toks); i++ {
+		j := 0
+		for j < len(term) && toks[i+j].text == term[j] {
+			j++
+		}
+		if j == len(term) {
+			return i
+		}
+	}
+	return -1
 }
 
 // splitQuery splits on spaces outside double quotes.
@@ -78,9 +143,11 @@ func splitQuery(q string) []string {
 }
 
 func (pq query) matchPath(p string) bool {
-	base := path.Base(p)
+	base, dir := path.Base(p), path.Dir(p)
 	switch {
-	case pq.path != "" && path.Dir(p) != pq.path && !strings.HasPrefix(p, pq.path+"/"):
+	case pq.root && dir != ".":
+		return false
+	case pq.path != "" && dir != pq.path && !strings.HasPrefix(p, pq.path+"/"):
 		return false
 	case pq.filename != "" && base != pq.filename:
 		return false
@@ -91,75 +158,95 @@ func (pq query) matchPath(p string) bool {
 }
 
 // searchCode answers search/code over the default branch of the repository
-// the query names, as GitHub's code search does: files under 384 KB that
-// hold every term, case-insensitively, with text_matches when Accept asks
+// the query names, as GitHub's legacy code search does: files smaller than
+// 384 KB holding every term as whole words, case-insensitively (a term
+// inside a longer word does not match), with text_matches when Accept asks
 // for application/vnd.github.text-match+json; paginated with Link headers.
+// Each item starts from code-search-result-item-paginated's.
 func (s *Server) searchCode(r *http.Request, _ *repo) reply {
 	pq, err := parseQuery(r.URL.Query().Get("q"))
 	if err != nil {
-		return jsonReply(http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed",
-			"errors":            []map[string]any{{"message": err.Error(), "resource": "Search", "field": "q", "code": "invalid"}},
-			"documentation_url": "https://docs.github.com/rest/search/search#search-code"})
+		return invalidSearch(err.Error())
 	}
 	rp := s.repos[pq.repo]
 	if rp == nil {
-		return jsonReply(http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed",
-			"errors":            []map[string]any{{"message": "The listed users and repositories cannot be searched either because the resources do not exist or you do not have permission to view them.", "resource": "Search", "field": "q", "code": "invalid"}},
-			"documentation_url": "https://docs.github.com/rest/search/search#search-code"})
+		return invalidSearch("The listed users and repositories cannot be searched either because the resources do not exist or you do not have permission to view them.")
 	}
+	recorded := exampleObject("code-search-result-item-paginated")
+	item := recorded["items"].([]any)[0].(map[string]any)
+	repository := s.searchedRepo(obj(item, "repository"), rp)
 	textMatch := strings.Contains(r.Header.Get("Accept"), "text-match")
-	var items []map[string]any
-	s.objs.walk(s.objs[rp.branches[rp.defaultBranch]].tree, "", func(p string, e entry) {
+	head := rp.branches[rp.defaultBranch]
+	items := []any{}
+	s.objs.walk(s.objs[head].tree, "", func(p string, e entry) {
 		if e.kind != "blob" || e.mode == ModeSymlink || !pq.matchPath(p) {
 			return
 		}
 		data := s.objs[e.sha].data
-		if len(data) > maxIndexed || bytes.IndexByte(data, 0) >= 0 {
+		if len(data) >= maxIndexed || bytes.IndexByte(data, 0) >= 0 {
 			return
 		}
-		lower := bytes.ToLower(data)
-		for _, t := range pq.terms {
-			if !bytes.Contains(lower, []byte(t)) {
+		toks := tokens(data)
+		first := -1
+		for i, t := range pq.terms {
+			at := find(toks, t)
+			if at < 0 {
 				return
 			}
+			if i == 0 {
+				first = at
+			}
 		}
-		item := map[string]any{"name": path.Base(p), "path": p, "sha": e.sha, "score": 1.0,
-			"url":        s.repoURL(rp) + "/contents/" + p + "?ref=" + rp.branches[rp.defaultBranch],
-			"git_url":    s.repoURL(rp) + "/git/blobs/" + e.sha,
-			"html_url":   "https://github.com/" + rp.owner + "/" + rp.name + "/blob/" + rp.branches[rp.defaultBranch] + "/" + p,
-			"repository": map[string]any{"id": rp.id, "name": rp.name, "full_name": rp.owner + "/" + rp.name, "private": rp.private, "owner": map[string]any{"login": rp.owner}},
-		}
+		self := s.repoURL(rp) + "/contents/" + p + "?ref=" + head
+		it := set(clone(item).(map[string]any), "name", path.Base(p), "path", p, "sha", e.sha, "score", 1.0, "url", self,
+			"git_url", s.repoURL(rp)+"/git/blobs/"+e.sha, "html_url", htmlURL(rp)+"/blob/"+head+"/"+p, "repository", repository)
 		if textMatch {
-			item["text_matches"] = textMatches(data, lower, pq.terms[0])
+			it["text_matches"] = textMatches(self, data, toks[first:first+len(pq.terms[0])])
 		}
-		items = append(items, item)
+		items = append(items, it)
 	})
 	page, perPage := pageParams(r.URL.Query())
 	total := len(items)
 	items = items[min((page-1)*perPage, total):min(page*perPage, total)]
-	if items == nil {
-		items = []map[string]any{}
-	}
-	rep := jsonReply(http.StatusOK, map[string]any{"total_count": total, "incomplete_results": false, "items": items})
+	rep := jsonReply(http.StatusOK, set(recorded, "total_count", total, "incomplete_results", false, "items", items))
 	if link := linkHeader(s.URL+r.URL.Path, r.URL.Query(), page, perPage, total); link != "" {
 		rep.header.Set("Link", link)
 	}
 	return rep
 }
 
-// textMatches is the text-match metadata of the first line holding term:
-// the fragment and where in it the term is.
-func textMatches(data, lower []byte, term string) []map[string]any {
-	i := bytes.Index(lower, []byte(term))
-	start := bytes.LastIndexByte(data[:i], '\n') + 1
-	end := bytes.IndexByte(data[i:], '\n')
-	if end < 0 {
-		end = len(data)
+// invalidSearch is GitHub's 422 for a query it will not run.
+func invalidSearch(message string) reply {
+	return jsonReply(http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed",
+		"errors":            []map[string]any{{"message": message, "resource": "Search", "field": "q", "code": "invalid"}},
+		"documentation_url": "https://docs.github.com/rest/search/search#search-code"})
+}
+
+// searchedRepo is the minimal-repository every item carries: the recorded
+// item's, pointed at rp.
+func (s *Server) searchedRepo(m map[string]any, rp *repo) map[string]any {
+	// The recorded item's deployments and releases URLs name another repository.
+	s.rebase(m, rp, "jquery/jquery", "octocat/Hello-World")
+	return set(m, "id", rp.id, "node_id", fmt.Sprintf("R_%d", rp.id), "name", rp.name, "full_name", rp.owner+"/"+rp.name,
+		"owner", s.user(rp.owner, "Organization", 1), "private", rp.private, "description", nil, "fork", false, "html_url", htmlURL(rp))
+}
+
+// textMatches is the text-match metadata of the first line holding the
+// first term: the line as the fragment, and where in it the term is.
+func textMatches(objectURL string, data []byte, match []token) []map[string]any {
+	at, end := match[0].start, match[len(match)-1].end
+	lineStart := bytes.LastIndexByte(data[:at], '\n') + 1
+	lineEnd := bytes.IndexByte(data[at:], '\n')
+	if lineEnd < 0 {
+		lineEnd = len(data)
 	} else {
-		end += i
+		lineEnd += at
 	}
-	return []map[string]any{{"object_type": "FileContent", "property": "content", "fragment": string(data[start:end]),
-		"matches": []map[string]any{{"text": string(data[i : i+len(term)]), "indices": []int{i - start, i - start + len(term)}}}}}
+	if end > lineEnd { // a phrase across lines: the fragment is the first
+		end = lineEnd
+	}
+	return []map[string]any{{"object_url": objectURL, "object_type": "FileContent", "property": "content", "fragment": string(data[lineStart:lineEnd]),
+		"matches": []map[string]any{{"text": string(data[at:end]), "indices": []int{at - lineStart, end - lineStart}}}}}
 }
 
 // pageParams reads page and per_page: 1 and 30 by default, per_page at
@@ -198,11 +285,14 @@ func linkHeader(base string, q url.Values, page, perPage, total int) string {
 	return strings.Join(parts, ", ")
 }
 
+// rateLimit answers rate-limit/get from rate-limit-overview, with the
+// fake's core and search limits; it does not count against them.
 func (s *Server) rateLimit(*http.Request, *repo) reply {
-	res := map[string]any{}
+	m := exampleObject("rate-limit-overview")
+	resources := obj(m, "resources")
 	for _, name := range []string{"core", "search"} {
 		l := s.limit(name)
-		res[name] = map[string]any{"limit": l.Limit, "remaining": l.Remaining, "used": l.Limit - l.Remaining, "reset": l.Reset.Unix(), "resource": name}
+		resources[name] = map[string]any{"limit": l.Limit, "remaining": l.Remaining, "used": l.Limit - l.Remaining, "reset": l.Reset.Unix()}
 	}
-	return jsonReply(http.StatusOK, map[string]any{"resources": res, "rate": res["core"]})
+	return jsonReply(http.StatusOK, set(m, "rate", resources["core"]))
 }
