@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ErrGitRefused is the refusal of what an approved git did to the
@@ -34,43 +35,67 @@ var ErrGitRefused = errors.New("refused a change to the repository's metadata")
 //     and its loader: every program a repository's config or attributes
 //     could name (external diff, textconv, filters, fsmonitor, pager,
 //     gpg...) fails to start.
-func (p *Profile) ForProgram(path string, argv []string) (*Profile, []string) {
+//
+// The error, wrapping [ErrGitProbeTimeout], is a read-only git that did
+// not tell its exec path within ten seconds: nothing starts under a git
+// that hangs.
+func (p *Profile) ForProgram(path string, argv []string) (*Profile, []string, error) {
 	if p == nil || filepath.Base(path) != "git" {
-		return p, argv
+		return p, argv, nil
 	}
 	if p.readOnly() {
 		argv = GitArgs(argv)
 	}
 	if !p.Confined() || p.noProcess {
-		return p, argv
+		return p, argv, nil
 	}
 	if p.With(WorkspaceWrite).MayWrite(path) {
-		return p, argv // a program the workspace holds, not the system's git
+		return p, argv, nil // a program the workspace holds, not the system's git
 	}
 	q := *p
 	switch p.Scope {
 	case WorkspaceWrite:
 		q.gitWrite = true
 	case ReadOnly:
-		q.execOnly = gitExecutables(path)
+		list, err := gitExecutables(path, gitProbeTimeout)
+		if err != nil {
+			return nil, nil, err
+		}
+		q.execOnly = list
 	}
-	return &q, argv
+	return &q, argv, nil
 }
+
+// gitProbeTimeout bounds `git --exec-path` (gitExecutables): it answers at
+// once, and a git that hangs (a wrapper waiting on a lock or a network
+// share) must not hold the call, or Quiver, with it.
+const gitProbeTimeout = 10 * time.Second
+
+// ErrGitProbeTimeout is the error of a git that did not tell its exec path
+// in time ([Profile.ForProgram]).
+var ErrGitProbeTimeout = errors.New("git did not answer --exec-path in time")
 
 // gitExecutables returns what the read-only git at path may execute: the
 // binary, its exec path (git's own helpers) and the ELF interpreter that
 // loads them; nil, which leaves execution open, if git's exec path cannot
 // be learnt. Learnt once per path, from the git itself: one that no
-// confined process can have written.
-func gitExecutables(path string) []string {
+// confined process can have written. A git that does not answer within
+// timeout is killed, with what it started, and is an error wrapping
+// ErrGitProbeTimeout.
+func gitExecutables(path string, timeout time.Duration) ([]string, error) {
 	if v, ok := gitExecMemo.Load(path); ok {
-		return v.([]string)
+		return v.([]string), nil
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
 	var out bytes.Buffer
-	probe := Command(context.Background(), nil, path, "--exec-path")
+	probe := Command(ctx, nil, path, "--exec-path")
 	probe.Stdout = &out
 	if err := probe.Run(); err != nil {
-		return nil
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("sandbox: %s --exec-path: %w (%s); it was killed", path, ErrGitProbeTimeout, timeout)
+		}
+		return nil, nil
 	}
 	execPath := strings.TrimSpace(out.String())
 	list := []string{path, execPath}
@@ -80,7 +105,7 @@ func gitExecutables(path string) []string {
 		}
 	}
 	gitExecMemo.Store(path, list)
-	return list
+	return list, nil
 }
 
 var gitExecMemo sync.Map // path -> []string

@@ -180,8 +180,10 @@ func (p *Process) Start() error {
 		}
 		p.group, p.Profile = g, g.profile
 	}
-	p.forProgram()
-	err := p.group.start(p)
+	err := p.forProgram()
+	if err == nil {
+		err = p.group.start(p)
+	}
 	// A file another process is still writing (just built, say) cannot be
 	// executed for a moment; see https://go.dev/issue/22315. (Under the
 	// sandbox the launcher retries its own exec.)
@@ -227,14 +229,19 @@ func (f closerFunc) Close() error { f(); return nil }
 // finds all of .git read-only (the profile's mounts), so there is nothing
 // to check after it, and no index to read before it. Quiver's own git
 // probe (gitExecutables) runs unconfined, with nothing to derive.
-func (p *Process) forProgram() {
-	p.Profile, p.Args = p.Profile.ForProgram(p.path, p.Args)
+func (p *Process) forProgram() error {
+	profile, args, err := p.Profile.ForProgram(p.path, p.Args)
+	if err != nil {
+		return err
+	}
+	p.Profile, p.Args = profile, args
 	p.guard = p.Profile.GuardGit()
 	if p.Terminal && p.Profile.Confined() {
 		q := *p.Profile
 		q.terminal = true
 		p.Profile = &q
 	}
+	return nil
 }
 
 // build returns the exec.Cmd of p: the program under its profile, with
