@@ -27,7 +27,8 @@ type Resolver interface {
 // both, so a symbolic link can neither dodge a deny nor stretch an allow.
 // A path that cannot be resolved (one that leads out of the workspace, or
 // through a loop of links) refuses the call with the workspace's error,
-// before anyone is asked about it. A nil r only cleans the spelling, for
+// before anyone is asked about it, naming the subject's Field as a
+// refusal of that argument. A nil r only cleans the spelling, for
 // hosts that decide without a workspace.
 func ResolveSubjects(r Resolver, subjects []tool.Subject) ([]tool.Subject, error) {
 	out := make([]tool.Subject, 0, len(subjects)+1)
@@ -42,18 +43,32 @@ func ResolveSubjects(r Resolver, subjects []tool.Subject) ([]tool.Subject, error
 		}
 		lit, err := r.Rel(s.Value)
 		if err != nil {
-			return nil, err
+			return nil, subjectError(s, err)
 		}
 		res, err := r.Resolve(s.Value)
 		if err != nil {
-			return nil, err
+			return nil, subjectError(s, err)
 		}
-		out = append(out, tool.Subject{Kind: tool.SubjectPath, Value: lit})
+		out = append(out, tool.Subject{Kind: tool.SubjectPath, Value: lit, Field: s.Field})
 		if res != lit {
-			out = append(out, tool.Subject{Kind: tool.SubjectPath, Value: res})
+			out = append(out, tool.Subject{Kind: tool.SubjectPath, Value: res, Field: s.Field})
 		}
 	}
 	return out, nil
+}
+
+// subjectError is err, the refusal of path subject s, naming the argument s
+// came from when it was the path's fault (a spelling, a way out of the
+// workspace): a backend's own failure (no connection, a rate limit) is no
+// fault of the argument, and is returned as it is.
+func subjectError(s tool.Subject, err error) error {
+	switch tool.CodeOf(err) {
+	case tool.CodeSandboxViolation, tool.CodeInvalidArguments:
+		if s.Field != "" {
+			return tool.FieldError(s.Field, err)
+		}
+	}
+	return err
 }
 
 // InWorkspace returns p bound to the workspace r serves, matching paths

@@ -134,6 +134,19 @@ func (e *Error) WithDetail(key string, value any) *Error {
 	return e
 }
 
+// FieldError is err, a refusal of the value of argument field, with the
+// field named: in the message and as Details["field"], as every refusal of
+// an argument names it. err's code, retriability and details are kept,
+// and err is wrapped.
+func FieldError(field string, err error) *Error {
+	te := AsError(err)
+	out := &Error{Code: te.Code, Message: fmt.Sprintf("field %q: %s", field, te.Message), Retriable: te.Retriable, Err: err}
+	for k, v := range te.Details {
+		out.WithDetail(k, v)
+	}
+	return out.WithDetail("field", field)
+}
+
 // AsError returns err as an *Error: itself if it is one (or wraps one), and
 // otherwise an EXECUTION_FAILED error that wraps it. A nil err gives nil.
 func AsError(err error) *Error {

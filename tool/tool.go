@@ -60,6 +60,11 @@ const (
 type Subject struct {
 	Kind  SubjectKind
 	Value string
+	// Field is the argument the subject was read from ("path"), when the
+	// tool says: a refusal of the subject before the tool runs (a path
+	// that leads out of the workspace) names it as the tool's own would
+	// ([FieldError]). Rules never match on it.
+	Field string
 }
 
 // Tool is one callable tool. Most tools are built with [Func]; providers that

@@ -81,7 +81,7 @@ func applyPatchSubjects(in ApplyPatchInput) []tool.Subject {
 	}
 	var out []tool.Subject
 	for _, path := range p.Paths() {
-		out = append(out, tool.Subject{Kind: tool.SubjectPath, Value: path})
+		out = append(out, tool.Subject{Kind: tool.SubjectPath, Value: path, Field: "patch"})
 	}
 	return out
 }

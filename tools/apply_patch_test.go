@@ -221,9 +221,9 @@ func TestApplyPatchSubjectsNameEveryPath(t *testing.T) {
 		want        []tool.Subject
 	}{
 		{"begin patch with a move", "*** Begin Patch\n*** Add File: src/new.go\n+x\n*** Update File: old/a.go\n*** Move to: src/a.go\n@@\n-x\n+y\n*** Delete File: docs/../gone.md\n*** End Patch",
-			[]tool.Subject{{Kind: tool.SubjectPath, Value: "src/new.go"}, {Kind: tool.SubjectPath, Value: "old/a.go"}, {Kind: tool.SubjectPath, Value: "src/a.go"}, {Kind: tool.SubjectPath, Value: "gone.md"}}},
+			[]tool.Subject{{Kind: tool.SubjectPath, Field: "patch", Value: "src/new.go"}, {Kind: tool.SubjectPath, Field: "patch", Value: "old/a.go"}, {Kind: tool.SubjectPath, Field: "patch", Value: "src/a.go"}, {Kind: tool.SubjectPath, Field: "patch", Value: "gone.md"}}},
 		{"git diff with a rename", "diff --git a/x.txt b/y/x.txt\nsimilarity index 100%\nrename from x.txt\nrename to y/x.txt\n",
-			[]tool.Subject{{Kind: tool.SubjectPath, Value: "x.txt"}, {Kind: tool.SubjectPath, Value: "y/x.txt"}}},
+			[]tool.Subject{{Kind: tool.SubjectPath, Field: "patch", Value: "x.txt"}, {Kind: tool.SubjectPath, Field: "patch", Value: "y/x.txt"}}},
 		{"a patch that does not parse has none", "*** Begin Patch\n", nil},
 	}
 	for _, tt := range tests {

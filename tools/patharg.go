@@ -3,10 +3,10 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -264,12 +264,7 @@ func fieldError(field string, err error) error {
 	if workspace.BackendFailure(err) {
 		return err
 	}
-	te := tool.AsError(err)
-	out := &tool.Error{Code: te.Code, Message: fmt.Sprintf("field %q: %s", field, te.Message), Retriable: te.Retriable, Err: err}
-	for k, v := range te.Details {
-		out.WithDetail(k, v)
-	}
-	return out.WithDetail("field", field)
+	return tool.FieldError(field, err)
 }
 
 // pathField is one path argument of a call: its field, its value and what
@@ -282,7 +277,10 @@ type pathField struct {
 // withPathArgs makes t refuse a call with a misspelled path argument
 // (spellPath) when the toolkit asks for its subjects, before the policy
 // decides on it: a person is not asked to approve a write to "new.txt/",
-// which would then fail. fields lists the call's path arguments.
+// which would then fail. fields lists the call's path arguments. Each path
+// subject spelled as one of them carries its field (tool.Subject.Field), so
+// that the toolkit's refusal of a path that leads out of the workspace,
+// before the tool runs, names the field as pathArg's would.
 func withPathArgs[In any](t *tool.Tool, fields func(In) []pathField) *tool.Tool {
 	subjects := t.Subjects
 	t.Subjects = func(raw json.RawMessage) ([]tool.Subject, error) {
@@ -290,7 +288,8 @@ func withPathArgs[In any](t *tool.Tool, fields func(In) []pathField) *tool.Tool 
 		if err := json.Unmarshal(raw, &in); err != nil {
 			return nil, tool.Errorf(tool.CodeInvalidArguments, "arguments: %w", err)
 		}
-		for _, f := range fields(in) {
+		list := fields(in)
+		for _, f := range list {
 			if err := spellPath(f.field, f.value, f.kind); err != nil {
 				return nil, err
 			}
@@ -298,7 +297,16 @@ func withPathArgs[In any](t *tool.Tool, fields func(In) []pathField) *tool.Tool 
 		if subjects == nil {
 			return nil, nil
 		}
-		return subjects(raw)
+		out, err := subjects(raw)
+		for i, s := range out {
+			if s.Kind != tool.SubjectPath || s.Field != "" {
+				continue
+			}
+			if j := slices.IndexFunc(list, func(f pathField) bool { return f.value == s.Value }); j >= 0 {
+				out[i].Field = list[j].field
+			}
+		}
+		return out, err
 	}
 	return t
 }
