@@ -68,13 +68,26 @@ func searchCode(ctx context.Context, tc tool.Context, in SearchCodeInput, backen
 	if err := backend(ctx, ws, q, c); err != nil {
 		return nil, searchError(ctx, err)
 	}
+	r := c.Result()
 	out := []SearchMatch{}
-	for _, f := range c.Result().Files {
+	for _, f := range r.Files {
 		for _, l := range f.Lines {
 			out = append(out, SearchMatch{Path: printable(f.Path), Line: l.Num, Snippet: printable(strings.TrimSpace(l.Text))})
 		}
 	}
+	if r.BudgetCut && !r.Truncated {
+		return nil, budgetCutError(out)
+	}
 	return out, nil
+}
+
+// budgetCutError is search_code's answer when a remote backend's bound
+// ended the search before its limit was met: the contract's bare list has
+// no room to say that files went unread, and an empty or short list would
+// read as "not there". The matches found so far travel in details.
+func budgetCutError(found []SearchMatch) error {
+	return tool.Errorf(tool.CodeBudgetExceeded, "the search stopped before it had read every file: the repository's backend reached its bound on files or bytes fetched for one search, after %d matches (in details.matches). The files read are kept, so the same search again reads further; a narrower filePattern reads less", len(found)).
+		WithDetail("matches", found)
 }
 
 // renameField rewrites the field an INVALID_ARGUMENTS message names, for a

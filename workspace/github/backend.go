@@ -175,14 +175,18 @@ func (b *Backend) SearchBudget() *workspace.Budget {
 var word = regexp.MustCompile(`^[A-Za-z0-9_]{3,}$`)
 
 // CodeSearch asks GitHub's code search which files hold query, when it can
-// answer for this backend: the ref is the default branch (the only one
-// GitHub indexes), the query is one word (GitHub matches tokens, and drops
-// punctuation), and fewer than 1,000 files match (GitHub lists no more).
-// The files are the index's: one changed since it was indexed may be
-// missed. Any error, a rate limit included, is a fall back to reading
-// every file, which meets the error again if it is GitHub's.
+// answer for this backend and is needed: the ref is the default branch
+// (the only one GitHub indexes), the query is one word (GitHub matches
+// tokens, and drops punctuation), reading every file would overrun one
+// search's budget, and fewer than 1,000 files match (GitHub lists no
+// more). GitHub matches whole words, so a file holding the query only
+// inside a longer word (auth in authorize) is not among them: where the
+// budget allows, the search reads every file instead and answers as it
+// would on disk. The files are the index's: one changed since it was
+// indexed may be missed. Any error, a rate limit included, is a fall back
+// to reading every file, which meets the error again if it is GitHub's.
 func (b *Backend) CodeSearch(ctx context.Context, query string) (func(rel string) bool, bool) {
-	if b.c.cfg.Ref != "" || !word.MatchString(query) {
+	if b.c.cfg.Ref != "" || !word.MatchString(query) || b.readableWhole(ctx) {
 		return nil, false
 	}
 	hits, err := b.c.SearchCode(ctx, query, nil, 1000)
@@ -194,6 +198,29 @@ func (b *Backend) CodeSearch(ctx context.Context, query string) (func(rel string
 		paths[h.Path] = true
 	}
 	return func(rel string) bool { return paths[rel] }, true
+}
+
+// readableWhole reports whether one search may read every file of the tree
+// within its budget, counting only the blobs not held yet. The walk costs
+// no more than the search's own listing, which it fills the cache for.
+func (b *Backend) readableWhole(ctx context.Context) bool {
+	head, err := b.c.Head(ctx)
+	if err != nil {
+		return false
+	}
+	es, err := b.c.Walk(ctx, head.Tree)
+	if err != nil {
+		return false
+	}
+	var fetches, bytes int64
+	for _, e := range es {
+		if e.Type == TypeBlob && !e.IsSymlink() && !b.c.HasBlob(e.SHA) {
+			fetches++
+			bytes += e.Size
+		}
+	}
+	budget := b.SearchBudget()
+	return fetches <= budget.MaxFetches && bytes <= budget.MaxBytes
 }
 
 // file is an open blob.

@@ -109,17 +109,21 @@ func TestGrepBound(t *testing.T) {
 	}
 }
 
-// TestSearchCodeUsesCodeSearch: search_code on the default branch asks
-// GitHub's code search which files to read, and reads only those; where
-// code search fails, it reads every file and answers the same.
+// TestSearchCodeUsesCodeSearch: search_code on the default branch reads
+// every file when one search's budget allows, and matches as on disk (auth
+// inside authorize too); only on a tree too large for the budget does it
+// ask GitHub's code search which files to read, and then finds what GitHub
+// finds, whole words. Where code search fails, it reads the files.
 func TestSearchCodeUsesCodeSearch(t *testing.T) {
-	files := githubtest.Files("src/auth.ts", "export const auth = 1\n", "src/login.ts", "import { auth } from './auth'\n")
+	files := githubtest.Files("src/auth.ts", "export const auth = 1\n", "src/login.ts", "import { auth } from './auth'\n",
+		"src/session.ts", "authorize(user)\n")
 	for i := range 30 {
 		files = append(files, githubtest.File{Path: fmt.Sprintf("pkg/f%02d.ts", i), Content: fmt.Appendf(nil, "export const x = %d\n", i)})
 	}
-	call := func(e *env) (string, error) {
+	call := func(e *env, fetches int) string {
 		t.Helper()
-		b, err := github.Open(github.Config{Repo: "acme/app", Token: githubtest.Token, APIURL: e.srv.URL, CacheDir: e.cache, Now: e.clock.Now, Sleep: e.clock.Sleep})
+		b, err := github.Open(github.Config{Repo: "acme/app", Token: githubtest.Token, APIURL: e.srv.URL, CacheDir: e.cache,
+			Now: e.clock.Now, Sleep: e.clock.Sleep, SearchFetches: fetches})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,26 +132,66 @@ func TestSearchCodeUsesCodeSearch(t *testing.T) {
 		shared.Provide(workspace.Key.ID, workspace.New(b))
 		res, err := tooltest.Call(context.Background(), tools.NewSearchCode(tools.BuiltinGrep), shared, `{"query":"auth","filePattern":"*.ts"}`)
 		if err != nil {
-			return "", err
+			t.Fatal(err)
 		}
 		out, err := json.Marshal(res.Output)
-		return string(out), err
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
 	}
+
 	e := setup(t, githubtest.Options{}, files)
-	indexed, err := call(e)
-	if err != nil {
-		t.Fatal(err)
+	whole := call(e, 0)
+	if n, blobs := e.srv.Count(githubtest.RouteSearch), e.srv.Count(githubtest.RouteBlob); n != 0 || blobs != 33 {
+		t.Errorf("within the budget: %d code searches, %d blobs read; want none and every file", n, blobs)
 	}
-	if n, blobs := e.srv.Count(githubtest.RouteSearch), e.srv.Count(githubtest.RouteBlob); n != 1 || blobs != 2 {
-		t.Errorf("%d code searches, %d blobs read; want 1 and the 2 files it found", n, blobs)
+	for _, want := range []string{"src/auth.ts", "src/login.ts", "src/session.ts"} {
+		if !strings.Contains(whole, want) {
+			t.Errorf("within the budget, %s is missing:\n%s", want, whole)
+		}
 	}
+
 	e = setup(t, githubtest.Options{}, files)
-	e.srv.Fail(githubtest.Failure{Route: githubtest.RouteSearch, Status: 422})
-	read, err := call(e)
+	indexed := call(e, 10)
+	if n, blobs := e.srv.Count(githubtest.RouteSearch), e.srv.Count(githubtest.RouteBlob); n != 1 || blobs != 2 {
+		t.Errorf("over the budget: %d code searches, %d blobs read; want 1 and the 2 files it found", n, blobs)
+	}
+	if !strings.Contains(indexed, "src/login.ts") || strings.Contains(indexed, "src/session.ts") {
+		t.Errorf("over the budget, the index's whole words (login.ts, not session.ts's authorize):\n%s", indexed)
+	}
+
+	// Code search failing on a tree over the budget: each search reads
+	// the budget's worth, says it was cut, and the next goes further.
+	e = setup(t, githubtest.Options{}, files)
+	e.srv.Fail(githubtest.Failure{Route: githubtest.RouteSearch, Status: 422, Times: 100})
+	b, err := github.Open(github.Config{Repo: "acme/app", Token: githubtest.Token, APIURL: e.srv.URL, CacheDir: e.cache,
+		Now: e.clock.Now, Sleep: e.clock.Sleep, SearchFetches: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if read != indexed || !strings.Contains(read, "src/login.ts") || e.srv.Count(githubtest.RouteBlob) != 32 {
-		t.Errorf("without code search (%d blobs read):\n%s\nwith it:\n%s", e.srv.Count(githubtest.RouteBlob), read, indexed)
+	shared := tool.NewScope(nil, nil)
+	defer shared.Close()
+	shared.Provide(workspace.Key.ID, workspace.New(b))
+	for i := 1; ; i++ {
+		res, err := tooltest.Call(context.Background(), tools.NewSearchCode(tools.BuiltinGrep), shared, `{"query":"auth","filePattern":"*.ts"}`)
+		if te := tool.AsError(err); err != nil && (te.Code != tool.CodeBudgetExceeded || te.Details["matches"] == nil) {
+			t.Fatalf("search %d over the budget: %v", i, err)
+		}
+		if n := e.srv.Count(githubtest.RouteBlob); n > 10*i {
+			t.Fatalf("search %d: %d blobs read, over %d searches' budget", i, n, i)
+		}
+		if err == nil {
+			if out, _ := json.Marshal(res.Output); i != 4 || !strings.Contains(string(out), "src/session.ts") {
+				t.Errorf("search %d answered %s; want the fourth (33 files, 10 a search), with every file", i, out)
+			}
+			if n := e.srv.Count(githubtest.RouteSearch); n != 3 {
+				t.Errorf("%d code searches; want one for each search over the budget, 3", n)
+			}
+			break
+		}
+		if i > 4 {
+			t.Fatal("the searches never read every file")
+		}
 	}
 }

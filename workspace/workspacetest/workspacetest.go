@@ -107,6 +107,9 @@ func Calls() []Call {
 		{Tool: tools.SearchCode.Name, Args: `{"query":"auth","filePattern":"*.ts","limit":20}`, Shows: []string{`"snippet":"return auth(token());"`}},
 		{Tool: tools.SearchCode.Name, Args: `{"query":"export","limit":3}`},
 		{Tool: tools.SearchCode.Name, Args: `{"query":"AUTH"}`, Shows: []string{"src/auth/token.ts"}, Hides: []string{"login.ts"}},
+		// Inside longer words, as on disk: a search index of whole words
+		// (GitHub's) would find none of these.
+		{Tool: tools.SearchCode.Name, Args: `{"query":"oken","filePattern":"*.ts"}`, Shows: []string{"src/auth/token.ts", "src/auth/login.ts"}},
 	}
 }
 
