@@ -46,7 +46,7 @@ func (tk *Toolkit) quoteCall(c *call, r *audit.Record) {
 		r.Arguments = tk.auditRedactor().Arguments(args)
 	}
 	r.Commands, r.CommandsOmitted = c.ran.list()
-	r.Hosts, r.HostsOmitted = c.hosts.list()
+	r.Hosts, r.HostsOmitted = auditHosts(&c.hosts)
 }
 
 // Ran implements shell.Recorder: the command gate, which the call itself
@@ -83,46 +83,28 @@ func (l *commandLog) list() ([]string, int) {
 	return append([]string(nil), l.lines...), l.omitted
 }
 
-// recordingHosts returns box, recording into the call's audit record
-// every request its processes make to the network proxy; box itself when
-// it has no proxy or records are discarded.
+// recordingHosts returns box, counting into the call's audit record every
+// request its processes make to the network proxy, and the requests the
+// processes it observes made since they were last observed (a job, a
+// session, an MCP server: see sandbox.Profile.Contacts); box itself when
+// records are discarded.
 func (tk *Toolkit) recordingHosts(c *call, box *sandbox.Profile) *sandbox.Profile {
-	if tk.audit == audit.Discard || !box.Proxied() {
+	if tk.audit == audit.Discard || box == nil {
 		return box
 	}
-	return box.RecordingContacts(c.hosts.add)
+	c.hosts.Max = audit.MaxHosts
+	return box.RecordingContacts(&c.hosts)
 }
 
-// hostLog is the hosts one call's processes asked the proxy for, as its
-// audit record lists them: one entry per host, port, method and outcome,
-// with a count; the first audit.MaxHosts entries, and a count of the
-// requests beyond. Requests come from the proxy's goroutines.
-type hostLog struct {
-	mu      sync.Mutex
-	hosts   []audit.Host
-	omitted int
-}
-
-func (l *hostLog) add(c netproxy.Contact) {
-	h := audit.Host{Host: audit.Clip(c.Host, audit.MaxString), Port: c.Port, Method: audit.Clip(c.Method, audit.MaxString), Allowed: c.Allowed, Refused: audit.Clip(c.Refused, audit.MaxString)}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for i := range l.hosts {
-		if same := l.hosts[i]; same.Host == h.Host && same.Port == h.Port && same.Method == h.Method && same.Allowed == h.Allowed && same.Refused == h.Refused {
-			l.hosts[i].Count++
-			return
-		}
+// auditHosts lists a call's tally of requests as its audit record does: one
+// entry per host, port, method and outcome, with a count; the first
+// audit.MaxHosts entries, and a count of the requests beyond.
+func auditHosts(t *netproxy.Tally) ([]audit.Host, int) {
+	counts, omitted := t.List()
+	var hosts []audit.Host
+	for _, c := range counts {
+		hosts = append(hosts, audit.Host{Host: audit.Clip(c.Host, audit.MaxString), Port: c.Port, Method: audit.Clip(c.Method, audit.MaxString),
+			Allowed: c.Allowed, Refused: audit.Clip(c.Refused, audit.MaxString), Count: c.N})
 	}
-	if len(l.hosts) == audit.MaxHosts {
-		l.omitted++
-		return
-	}
-	h.Count = 1
-	l.hosts = append(l.hosts, h)
-}
-
-func (l *hostLog) list() ([]audit.Host, int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]audit.Host(nil), l.hosts...), l.omitted
+	return hosts, omitted
 }

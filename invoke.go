@@ -18,6 +18,7 @@ import (
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/sandbox/netproxy"
 	"github.com/quiverkit/quiver/schema"
 	"github.com/quiverkit/quiver/telemetry"
 	"github.com/quiverkit/quiver/tool"
@@ -104,7 +105,7 @@ type call struct {
 	gateOnce sync.Once
 	scope    tool.Scope          // the call's dependencies, kept inline
 	ran      commandLog          // the programs the call started, for its audit record
-	hosts    hostLog             // the hosts its processes asked the proxy for, for its audit record
+	hosts    netproxy.Tally      // the hosts its processes asked the proxy for, for its audit record
 	box      *sandbox.Profile    // the profile its processes ran under, once it executes
 	span     *telemetry.ToolCall // its span; nil when the toolkit records none
 

@@ -11,12 +11,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
 )
 
@@ -102,4 +104,102 @@ func TestNetworkAllowlistThroughExecCommand(t *testing.T) {
 	if diff := cmp.Diff(wantHosts, lastRecord(t, sink).Hosts); diff != "" {
 		t.Errorf("the audit record's hosts (-want +got):\n%s", diff)
 	}
+}
+
+// TestHostsAfterTheCallReturned: the hosts a session's or a background
+// job's processes ask the proxy for after exec_command has returned go
+// into the audit record of the call that next observes them (write_stdin,
+// exec_output), the session's end included, once each; exec_command's own
+// record has none of them.
+func TestHostsAfterTheCallReturned(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Fatalf("curl is needed (scripts/test installs it): %v", err)
+	}
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello %s", r.Host)
+	}))
+	defer origin.Close()
+	_, port, _ := net.SplitHostPort(origin.Listener.Addr().String())
+	resolve := func(_ context.Context, host string) ([]netip.Addr, error) {
+		if strings.HasSuffix(host, ".test") {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}
+		return nil, fmt.Errorf("%s: not a name of this test", host)
+	}
+	box := sandbox.Config{Network: sandbox.Network{Hosts: []string{"allowed.test"}}, ProxyResolver: resolve}
+	curls := "curl -sS http://allowed.test:" + port + "/; echo; curl -sS -o /dev/null -w '%{http_code}\\n' http://refused.test:" + port + "/"
+	want := []audit.Host{
+		{Host: "allowed.test", Port: port, Method: "GET", Allowed: true, Count: 1},
+		{Host: "refused.test", Port: port, Method: "GET", Refused: "refused.test is not listed in [sandbox] network", Count: 1},
+	}
+	ctx := tool.WithSession(context.Background(), "hosts")
+	t.Run("session", func(t *testing.T) {
+		tk, _, sink := auditedToolkit(t, quiver.WithSandbox(box))
+		start, err := quiver.Call(ctx, tk, tools.ExecCommand, tools.ExecCommandInput{Argv: []string{"sh"}, YieldTimeMS: new(10)})
+		if err != nil || start.SessionID == "" {
+			t.Fatalf("starting a session: %+v, %v", start, err)
+		}
+		if r := lastRecord(t, sink); r.Tool != "exec_command" || len(r.Hosts) != 0 {
+			t.Errorf("exec_command's record: %+v", r)
+		}
+		// Read until the marker: each write_stdin's record holds what was
+		// asked for since the last read, and the proxy counts a request
+		// before it answers, so the read that shows the marker has the last.
+		var got []audit.Host
+		var seen strings.Builder
+		chars := curls + "; echo end-of-curls\n"
+		for deadline := time.Now().Add(time.Minute); !strings.Contains(seen.String(), "end-of-curls"); chars = "" {
+			if time.Now().After(deadline) { // a hang guard
+				t.Fatalf("no marker within a minute: %q", seen.String())
+			}
+			out, err := quiver.Call(ctx, tk, tools.WriteStdin, tools.WriteStdinInput{SessionID: start.SessionID, Chars: chars, YieldTimeMS: new(200)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen.WriteString(out.Output)
+			r := lastRecord(t, sink)
+			if r.Tool != "write_stdin" {
+				t.Fatalf("the last record is %s's", r.Tool)
+			}
+			got = append(got, r.Hosts...)
+		}
+		if !strings.Contains(seen.String(), "hello allowed.test:"+port+"\n403\n") {
+			t.Errorf("the session printed %q", seen.String())
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("the write_stdin records' hosts (-want +got):\n%s", diff)
+		}
+		// The session's end: its last requests are in the record of the call
+		// that sees it end.
+		out, err := quiver.Call(ctx, tk, tools.WriteStdin, tools.WriteStdinInput{SessionID: start.SessionID, Chars: curls + "; exit\n", YieldTimeMS: new(120000)})
+		if err != nil || out.Status != "exited" {
+			t.Fatalf("ending the session: %+v, %v", out, err)
+		}
+		if diff := cmp.Diff(want, lastRecord(t, sink).Hosts); diff != "" {
+			t.Errorf("the record of the write_stdin that saw the end (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("background job", func(t *testing.T) {
+		tk, _, sink := auditedToolkit(t, quiver.WithSandbox(box))
+		start, err := quiver.Call(ctx, tk, tools.ExecCommand, tools.ExecCommandInput{Command: curls, Background: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := lastRecord(t, sink); len(r.Hosts) != 0 {
+			t.Errorf("exec_command's record: %+v", r)
+		}
+		out, err := quiver.Call(ctx, tk, tools.ExecOutput, tools.ExecOutputInput{JobID: start.JobID, WaitSecs: new(120)})
+		if err != nil || out.Status != "exited" {
+			t.Fatalf("exec_output: %+v, %v", out, err)
+		}
+		if diff := cmp.Diff(want, lastRecord(t, sink).Hosts); diff != "" {
+			t.Errorf("exec_output's record (-want +got):\n%s", diff)
+		}
+		if _, err := quiver.Call(ctx, tk, tools.ExecOutput, tools.ExecOutputInput{JobID: start.JobID}); err != nil {
+			t.Fatal(err)
+		}
+		if r := lastRecord(t, sink); len(r.Hosts) != 0 {
+			t.Errorf("a second read counted the hosts again: %+v", r.Hosts)
+		}
+	})
 }

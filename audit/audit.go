@@ -45,8 +45,11 @@ type Record struct {
 	Hooks []Hook `json:"hooks,omitempty"`
 	// Hosts are the hosts the call's confined processes asked the network
 	// proxy for ([sandbox] network as a list), allowed or refused, in the
-	// order first asked, each once per outcome with a count. Requests a
-	// background process makes after the call has returned are not in it.
+	// order first asked, each once per outcome with a count. A background
+	// job or an interactive session runs on after its call has returned:
+	// the requests it makes from then on are in the record of the next
+	// call that observes it (write_stdin, exec_output, exec_kill), each
+	// once.
 	Hosts []Host `json:"hosts,omitempty"`
 	// HostsOmitted counts the requests for hosts beyond MaxHosts.
 	HostsOmitted int `json:"hosts_omitted,omitempty"`

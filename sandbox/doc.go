@@ -118,7 +118,7 @@
 // never an address, resolves it once, refuses non-public addresses for a
 // name a wildcard matched and IP literals not listed, and dials the
 // address it checked; it does not look inside TLS. Each request, allowed
-// or refused, is reported to the profile's recorder
+// or refused, is counted in the profile's tally
 // ([Profile.RecordingContacts]): the call's audit record.
 //
 // bubblewrap would give the same mounts, but as a second program to install

@@ -10,11 +10,23 @@ func (p *Profile) Proxied() bool {
 }
 
 // RecordingContacts returns a copy of p whose processes' requests to the
-// proxy, allowed or refused, are reported to rec: the call's audit record.
-func (p *Profile) RecordingContacts(rec netproxy.Recorder) *Profile {
+// proxy, allowed or refused, are counted in t: the call's audit record, or
+// the tally of a process that outlives its call, which the calls that
+// observe it take.
+func (p *Profile) RecordingContacts(t *netproxy.Tally) *Profile {
 	q := *p
-	q.contacts = rec
+	q.contacts = t
 	return &q
+}
+
+// Contacts returns the tally p's processes' requests are counted in, nil
+// for none: a call's, to which it adds what the processes it observes
+// asked for since it last looked (a job, a session, an MCP server).
+func (p *Profile) Contacts() *netproxy.Tally {
+	if p == nil {
+		return nil
+	}
+	return p.contacts
 }
 
 // newProxy returns the proxy of cfg's list, or nil when processes get no

@@ -17,6 +17,6 @@ func (p *Profile) bridge() (*os.File, error) {
 		return nil, fmt.Errorf("sandbox: the proxy's bridge: %w", err)
 	}
 	ours := os.NewFile(uintptr(fds[0]), "proxy bridge")
-	go p.proxy.ServeBridge(context.Background(), ours, p.contacts)
+	go p.proxy.ServeBridge(context.Background(), ours, p.contacts.Record)
 	return os.NewFile(uintptr(fds[1]), "proxy bridge (the launcher's end)"), nil
 }

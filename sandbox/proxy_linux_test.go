@@ -45,8 +45,8 @@ func TestProxyFromConfinedProcess(t *testing.T) {
 
 	cfg := sandbox.Config{Network: sandbox.Network{Hosts: []string{"allowed.test"}}, ProxyResolver: testResolver}
 	p, ws, _ := profile(t, sandbox.WorkspaceWrite, cfg)
-	var contacts []netproxy.Contact
-	p = p.RecordingContacts(func(c netproxy.Contact) { mu.Lock(); contacts = append(contacts, c); mu.Unlock() })
+	var contacts netproxy.Tally
+	p = p.RecordingContacts(&contacts)
 	if !p.Proxied() {
 		t.Fatal("a list of names does not proxy")
 	}
@@ -90,14 +90,15 @@ func TestProxyFromConfinedProcess(t *testing.T) {
 	if diff := cmp.Diff([]string{"allowed.test:" + port + "/http", "allowed.test:" + port + "/tunnel"}, served); diff != "" {
 		t.Errorf("the origin served (-want +got):\n%s", diff)
 	}
-	want := []netproxy.Contact{
-		{Host: "allowed.test", Port: port, Method: "GET", Allowed: true},
-		{Host: "allowed.test", Port: port, Method: "CONNECT", Allowed: true},
-		{Host: "refused.test", Port: port, Method: "GET", Refused: "refused.test is not listed in [sandbox] network"},
-		{Host: "refused.test", Port: port, Method: "CONNECT", Refused: "refused.test is not listed in [sandbox] network"},
-		{Host: "127.0.0.1", Port: port, Method: "CONNECT", Refused: "127.0.0.1 is not listed in [sandbox] network"},
+	want := []netproxy.Count{
+		{Contact: netproxy.Contact{Host: "allowed.test", Port: port, Method: "GET", Allowed: true}, N: 1},
+		{Contact: netproxy.Contact{Host: "allowed.test", Port: port, Method: "CONNECT", Allowed: true}, N: 1},
+		{Contact: netproxy.Contact{Host: "refused.test", Port: port, Method: "GET", Refused: "refused.test is not listed in [sandbox] network"}, N: 1},
+		{Contact: netproxy.Contact{Host: "refused.test", Port: port, Method: "CONNECT", Refused: "refused.test is not listed in [sandbox] network"}, N: 1},
+		{Contact: netproxy.Contact{Host: "127.0.0.1", Port: port, Method: "CONNECT", Refused: "127.0.0.1 is not listed in [sandbox] network"}, N: 1},
 	}
-	if diff := cmp.Diff(want, contacts); diff != "" {
+	got, _ := contacts.List()
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("contacts (-want +got):\n%s", diff)
 	}
 }

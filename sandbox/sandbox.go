@@ -147,8 +147,8 @@ type Profile struct {
 	// ([Config] Limits).
 	Limits Limits
 
-	proxy    *netproxy.Proxy   // the proxy of [Config] Network's list; nil for none
-	contacts netproxy.Recorder // told of every request to the proxy: see RecordingContacts
+	proxy    *netproxy.Proxy // the proxy of [Config] Network's list; nil for none
+	contacts *netproxy.Tally // counts every request to the proxy: see RecordingContacts
 
 	noProcess bool     // see NoProcess
 	gitWrite  bool     // an approved git: see ForProgram

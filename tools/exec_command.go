@@ -478,7 +478,7 @@ func startSession(ctx context.Context, tc tool.Context, spec shell.Spec, in Exec
 	if !snap.Running && snap.Err != nil {
 		return nil, runError(snap.Err)
 	}
-	jo, err := jobAnswer(job, snap)
+	jo, err := jobAnswer(ctx, tc, job, snap)
 	if err != nil {
 		return nil, err
 	}

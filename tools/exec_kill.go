@@ -39,5 +39,5 @@ func execKill(ctx context.Context, tc tool.Context, in ExecKillInput) (*ExecJobO
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "%w", err)
 	}
-	return jobAnswer(job, snap)
+	return jobAnswer(ctx, tc, job, snap)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/outputcache"
+	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -72,7 +73,7 @@ func execOutput(ctx context.Context, tc tool.Context, in ExecOutputInput) (*Exec
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "%w", err)
 	}
-	return jobAnswer(job, snap)
+	return jobAnswer(ctx, tc, job, snap)
 }
 
 // findJob returns the job with id that the call's session started (see
@@ -94,8 +95,15 @@ func findJob(ctx context.Context, tc tool.Context, field, id string) (*shell.Job
 // write_stdin, exec_output, exec_kill) answers: the job's output, or, once
 // the job has ended at one of its [sandbox.limits] limits, the
 // LIMIT_EXCEEDED error a command in the foreground gets (limitError),
-// naming the job. Every observation of that end answers so.
-func jobAnswer(job *shell.Job, snap shell.Snapshot) (*ExecJobOutput, error) {
+// naming the job. Every observation of that end answers so. The hosts the
+// job's processes asked the network proxy for since it was last observed
+// go into this call's audit record (the call's sandbox profile counts
+// them), whatever the answer: the call that started the job has written
+// its own.
+func jobAnswer(ctx context.Context, tc tool.Context, job *shell.Job, snap shell.Snapshot) (*ExecJobOutput, error) {
+	if box, err := tool.Resolve(ctx, tc, sandbox.Key); err == nil {
+		box.Contacts().Merge(snap.Contacts, snap.ContactsOmitted)
+	}
 	out := jobOutput(snap)
 	if snap.Running || snap.Err != nil {
 		return out, nil

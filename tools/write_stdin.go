@@ -69,5 +69,5 @@ func writeStdin(ctx context.Context, tc tool.Context, in WriteStdinInput) (*Exec
 	if err != nil {
 		return nil, tool.Errorf(tool.CodeExecutionFailed, "%w", err)
 	}
-	return jobAnswer(job, snap)
+	return jobAnswer(ctx, tc, job, snap)
 }

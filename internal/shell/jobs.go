@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/sandbox"
 )
@@ -82,6 +83,12 @@ func (js *Jobs) start(ctx context.Context, session string, spec Spec, timeout ti
 	j := &Job{ID: js.newID(), session: session, Command: spec.Command, Started: time.Now(), Sandbox: spec.Sandbox, done: make(chan struct{})}
 	if spec.Argv != nil {
 		j.Command = Join(spec.Argv)
+	}
+	if spec.Sandbox.Proxied() {
+		// Counted for the calls that read the job: the one that started it
+		// may have returned.
+		j.contacts.Max = audit.MaxHosts
+		spec.Sandbox = spec.Sandbox.RecordingContacts(&j.contacts)
 	}
 	if err := j.openLog(js.dir); err != nil {
 		return nil, err
@@ -351,6 +358,7 @@ func (j *Job) Read(b outputcache.Split) (Snapshot, error) {
 	}
 	j.read = end
 	s.Output = view
+	s.Contacts, s.ContactsOmitted = j.contacts.Take()
 	return s, nil
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/sandbox/netproxy"
 	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/workspace"
 )
@@ -147,12 +148,16 @@ type Job struct {
 	input   *os.File // the write end of an interactive job's standard input; nil once it ended (guarded by inMu)
 	tty     *TTY     // the job's terminal, its input and output; nil once it ended (guarded by inMu)
 	whole   *wholeWriter
-	logPath string
-	log     *os.File // written by the run
-	reader  *os.File // read by Read
-	written atomic.Int64
-	stop    context.CancelCauseFunc
-	done    chan struct{}
+	// contacts counts the requests its processes make to the network
+	// proxy, which each read takes for the call that reads: the job runs on
+	// after the call that started it has written its audit record.
+	contacts netproxy.Tally
+	logPath  string
+	log      *os.File // written by the run
+	reader   *os.File // read by Read
+	written  atomic.Int64
+	stop     context.CancelCauseFunc
+	done     chan struct{}
 
 	mu      sync.Mutex
 	read    int64
@@ -185,6 +190,12 @@ type Snapshot struct {
 	Ref      string
 	WholeErr error
 	Elapsed  time.Duration
+	// Contacts are the requests to the network proxy the job's processes
+	// made since the last read, allowed or refused, and ContactsOmitted
+	// those beyond audit.MaxHosts entries: the reading call adds them to
+	// its audit record.
+	Contacts        []netproxy.Count
+	ContactsOmitted int
 }
 
 // Recorder is implemented by a command gate that wants to know which
