@@ -15,6 +15,8 @@ import (
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/quiverkit/quiver/internal/markdown"
 )
 
 // The documents whose links must resolve: the README and every page of docs/.
@@ -99,23 +101,8 @@ func proseLines(t *testing.T, path string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(string(data), "\n")
-	fenced := false
-	for i, line := range lines {
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fenced = !fenced
-			lines[i] = ""
-			continue
-		}
-		if fenced {
-			lines[i] = ""
-		}
-	}
-	return lines
+	return markdown.Parse(string(data)).Prose
 }
-
-var headingLine = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
 
 // headingAnchors is the set of anchors GitHub gives the headings of a
 // Markdown file: a repeated one gets -1, -2...
@@ -124,11 +111,11 @@ func headingAnchors(t *testing.T, path string) map[string]bool {
 	out := map[string]bool{}
 	seen := map[string]int{}
 	for _, line := range proseLines(t, path) {
-		m := headingLine.FindStringSubmatch(line)
-		if m == nil {
+		text, level := markdown.Heading(line)
+		if level == 0 {
 			continue
 		}
-		a := slug(m[1])
+		a := slug(text)
 		if n := seen[a]; n > 0 {
 			out[a+"-"+strconv.Itoa(n)] = true
 		} else {
