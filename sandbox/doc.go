@@ -325,9 +325,9 @@
 //     not looked for). Quiver's own files are masked the same way in every
 //     profile: background jobs' logs and exec_command's output files
 //     ([PrivateDir]) and a directory output store (the toolkit masks it),
-//     which hold every session's output. Another call's TMPDIR is not
-//     masked: a command can read what a concurrent call's programs left
-//     there. The file tools are held to the workspace by package
+//     which hold every session's output. Each call's TMPDIR lies there
+//     too ([Profile.WithTempDir]): a call's programs find their own
+//     mounted back at its path and no other call's. The file tools are held to the workspace by package
 //     workspace; processes are not, unless the operator narrows their
 //     reads with [sandbox] read = "workspace" ([Config] Read): then they
 //     read only the workspace, the writable roots, the call's TMPDIR and

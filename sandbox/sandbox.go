@@ -448,11 +448,22 @@ func (p *Profile) Scratch(path string) (dir, rel string, ok bool) {
 
 // WithTempDir returns a copy of p with a new private temporary directory,
 // and the function that removes it. An unconfined profile gets none.
+//
+// The directory, call-*, is made in this process's own directory
+// ([OwnDir]), inside Quiver's private directory, which every confined
+// process finds empty: the launcher mounts this one back at its own path
+// for the call's programs alone, so that no call can read, list or write
+// another's TMPDIR, by any name. One a killed Quiver left is removed with
+// its own directory by the next Quiver to start a call.
 func (p *Profile) WithTempDir() (*Profile, func(), error) {
 	if !p.Confined() {
 		return p, func() {}, nil
 	}
-	dir, err := os.MkdirTemp("", "quiver-call-*")
+	own, err := OwnDir()
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: temporary directory: %w", err)
+	}
+	dir, err := os.MkdirTemp(own, "call-*")
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: temporary directory: %w", err)
 	}
