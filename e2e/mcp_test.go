@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiverkit/quiver/internal/markdown"
 	"github.com/quiverkit/quiver/internal/mcppeers"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -163,16 +164,15 @@ func claudeDesktopBlock(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := string(doc)
-	i := strings.Index(section, "## Claude Desktop")
-	if i < 0 {
+	section, ok := markdown.Parse(string(doc)).Section("Claude Desktop")
+	if !ok {
 		t.Fatal("docs/mcp-clients.md has no Claude Desktop section")
 	}
-	m := regexp.MustCompile("(?s)```json\n(.*?)```").FindStringSubmatch(section[i:])
-	if m == nil {
+	block, ok := section.Block("json")
+	if !ok {
 		t.Fatal("the Claude Desktop section has no json block")
 	}
-	return []byte(m[1])
+	return []byte(block.Text)
 }
 
 func TestClaudeDesktopConfigServes(t *testing.T) {
