@@ -144,6 +144,24 @@ func runSandboxedEnv(t *testing.T, w *sandboxtest.Watch, ws string, e sandboxtes
 // command's exit status, `--network` reaches the host, and `quiver sandbox
 // check` reports what the machine has; with the kernel support missing
 // (simulated) both refuse, naming the setting that opts out.
+// TestSandboxCommandOnGitHubWorkspace: on a GitHub workspace, whose
+// toolkit workspace is the repository and has no directory, quiver sandbox
+// runs its command in the directory on disk the sandbox is rooted in
+// (--root), not where quiver was started.
+func TestSandboxCommandOnGitHubWorkspace(t *testing.T) {
+	srv := spec004Repo(t, "acme/product")
+	root, elsewhere := t.TempDir(), t.TempDir()
+	cfg := githubConfig(t, root, srv.URL)
+	want, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, elsewhere, "", "--config", cfg, "--root", root, "sandbox", "--", "pwd")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != want {
+		t.Errorf("quiver sandbox -- pwd: exit %d, %q, want %q\n%s", r.code, r.stdout, want, r.stderr)
+	}
+}
+
 func TestSandboxCommand(t *testing.T) {
 	ws := workdir(t, nil)
 	if r := runCLI(t, ws, "", "sandbox", "--", "sh", "-c", "echo hi > in.txt; exit 3"); r.code != 3 {
