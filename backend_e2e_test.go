@@ -120,6 +120,27 @@ func TestToolkitWorkspaceIsTheBackends(t *testing.T) {
 	}
 }
 
+// TestGitRefBackendResolvesPathsInTheRef: a call's paths are resolved, for
+// the policy, where the tool reads them: a file of the ref is read though
+// the working tree holds a symbolic link out of the workspace under its
+// name, which on disk would be refused.
+func TestGitRefBackendResolvesPathsInTheRef(t *testing.T) {
+	dir := featureBranchRepo(t)
+	tk := gitRefToolkit(t, dir, "feature")
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	mustWrite(t, outside, "outside\n", 0o644)
+	if err := os.Remove(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := tk.Invoke(context.Background(), "read_file", map[string]any{"path": "notes.txt"})
+	if err != nil || !strings.Contains(out.Content.Parts[0].Text, "on feature") {
+		t.Errorf("read_file notes.txt: %v %+v; want the ref's file", err, out.Content)
+	}
+}
+
 // featureBranchRepo makes a repository whose working tree (main) holds
 // notes.txt "on main" and whose branch feature holds "on feature" and a
 // .env.

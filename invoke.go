@@ -323,14 +323,17 @@ func inputSchema(t *tool.Tool) (in *jsonschema.Schema, err error) {
 }
 
 // decide applies the call-level rules to what the call acts on, each path
-// as written and as it resolves inside the workspace.
+// as written and as it resolves inside the workspace the tools read: a
+// backend's, when one serves their files, not the directory on disk, whose
+// file of the same name may be another (a symbolic link in the working
+// tree where the ref holds a file).
 func (tk *Toolkit) decide(ctx context.Context, c *call) error {
 	if c.tool.Subjects != nil {
 		subjects, err := c.tool.Subjects(c.args)
 		if err != nil {
 			return err
 		}
-		if c.subjects, err = policy.ResolveSubjects(tk.ws, subjects); err != nil {
+		if c.subjects, err = policy.ResolveSubjects(tk.toolWS, subjects); err != nil {
 			return err
 		}
 	}
