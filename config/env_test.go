@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/quiverkit/quiver/internal/markdown"
 	"github.com/quiverkit/quiver/policy"
 )
 
@@ -145,8 +146,11 @@ func TestDeployManifestNamesRealKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, manifest, _ := strings.Cut(string(doc), "```yaml\n")
-	manifest, _, _ = strings.Cut(manifest, "```")
+	block, ok := markdown.Parse(string(doc)).Block("yaml")
+	if !ok {
+		t.Fatal("docs/deploy.md has no yaml block")
+	}
+	manifest := block.Text
 	keys := map[string]bool{"QUIVER_TOKEN": true}
 	for _, k := range EnvKeys() {
 		keys[k.Name] = true

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bufio"
 	"encoding"
 	"os"
 	"reflect"
@@ -11,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/quiverkit/quiver/internal/markdown"
 )
 
 // The reference, docs/config.md, is held to the Config struct by this rule:
@@ -116,20 +117,14 @@ var (
 // the top of this file.
 func documentedKeys(t *testing.T, path string) map[string]bool {
 	t.Helper()
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("the configuration reference: %v", err)
 	}
-	defer f.Close()
 	out := map[string]bool{}
-	table, fenced := "", false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
+	table := ""
+	for _, line := range markdown.Parse(string(data)).Prose {
 		switch {
-		case strings.HasPrefix(line, "```"):
-			fenced = !fenced
-		case fenced:
 		case strings.HasPrefix(line, "#"):
 			table = ""
 			if m := tableHeading.FindStringSubmatch(line); m != nil {
@@ -140,9 +135,6 @@ func documentedKeys(t *testing.T, path string) map[string]bool {
 				out[table+"."+m[1]] = true
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
