@@ -103,6 +103,18 @@ type Spec struct {
 	// proxy's connections over; nil for none. Command appends it to the
 	// command's extra files, after the program's.
 	Bridge *os.File `json:"-"`
+	// Held says the launcher starts held: before it starts the program it
+	// waits for one byte on the descriptor after the bridge (or after the
+	// extra files), which the host writes once it has put the launcher in
+	// the call's cgroup (cgroup v1, which cannot start a process into
+	// one). The end of the pipe without that byte means the host could not,
+	// and the launcher exits without starting anything. Set by Command
+	// from Hold.
+	Held bool `json:"held,omitempty"`
+	// Hold is the read end of the start pipe of a held launcher; nil for
+	// none. Command appends it to the command's extra files, after the
+	// bridge.
+	Hold *os.File `json:"-"`
 	// Parent is the pid of the process that starts the launcher, as
 	// /proc names it; the launcher dies with it. Set by Command.
 	Parent int `json:"parent,omitempty"`
@@ -141,6 +153,9 @@ func Command(s Spec, cmd *exec.Cmd) error {
 	s.ExtraFiles = len(cmd.ExtraFiles)
 	if s.Proxy = s.Bridge != nil; s.Proxy {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, s.Bridge)
+	}
+	if s.Held = s.Hold != nil; s.Held {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, s.Hold)
 	}
 	s.Parent = procSelf()
 	raw, err := json.Marshal(s)
@@ -306,16 +321,41 @@ func launch(raw string) int {
 			return exitSetup
 		}
 	}
+	if s.Held {
+		if err := awaitRelease(3 + s.ExtraFiles + b2i(s.Proxy)); err != nil {
+			fmt.Fprintf(os.Stderr, "quiver-sandbox: %v\n", err)
+			return exitSetup
+		}
+	}
 	return s.runAsInit()
 }
 
 // bridges is how many descriptors after the extra files the launcher
-// keeps for itself: the proxy's bridge, or none.
+// keeps for itself: the proxy's bridge and the start pipe, when there are.
 func (s *Spec) bridges() int {
-	if s.Proxy {
+	return b2i(s.Proxy) + b2i(s.Held)
+}
+
+func b2i(b bool) int {
+	if b {
 		return 1
 	}
 	return 0
+}
+
+// awaitRelease waits for the host's byte on the start pipe fd (see
+// Spec.Held), and closes it: nothing the program starts inherits it.
+func awaitRelease(fd int) error {
+	var b [1]byte
+	n, err := syscall.Read(fd, b[:])
+	for errors.Is(err, syscall.EINTR) {
+		n, err = syscall.Read(fd, b[:])
+	}
+	syscall.Close(fd)
+	if n != 1 {
+		return fmt.Errorf("the host did not place the launcher in the call's cgroup (start pipe: %d bytes, %v)", n, err)
+	}
+	return nil
 }
 
 // parseSpec decodes the launch spec.
