@@ -13,6 +13,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/quiverkit/quiver/sandbox/cgroup"
 	"github.com/quiverkit/quiver/sandbox/launch"
 )
 
@@ -145,6 +146,7 @@ func (p *Profile) Check() error {
 
 func (p *Profile) wrap(cmd *exec.Cmd) error {
 	s := p.spec()
+	s.Hold = p.hold
 	s.Protected = p.protectedNow()
 	s.Exec = p.execOnly
 	s.Masked = p.maskedNow()
@@ -180,7 +182,7 @@ func (p *Profile) spec() launch.Spec {
 	return launch.Spec{ReadOnly: p.Scope == ReadOnly, Workspace: p.Workspace, Writable: p.Writable,
 		Protected: p.Protected, Network: p.Network, TempDir: p.TempDir,
 		Readable: p.Readable, Limited: p.Readable != nil,
-		UnixSockets: p.UnixSockets, Limits: p.Limits.launch(), LandlockABI: abiCap(), Terminal: p.terminal}
+		UnixSockets: p.UnixSockets, Limits: p.Limits.launchIn(p.cgroup), LandlockABI: abiCap(), Terminal: p.terminal}
 }
 
 // MayWrite reports whether a process started under p may write path, or
@@ -304,19 +306,27 @@ func profileReports(r Report, cfg Config) []ProfileReport {
 	}
 }
 
-// limitsLine says which [Limits] hold here: the kernel exempts root's
-// tasks from the processes limit.
+// limitsLine says what holds [Limits] here, and why: a cgroup of each
+// call's own, tried once (made and removed), or resource limits alone,
+// which the kernel does not apply to root's tasks for processes.
 func limitsLine(l Limits) string {
-	line := "resource limits (setrlimit, soft = hard): " + l.String()
+	host := cgroup.Detect()
+	if host.Version() != cgroup.None {
+		call, err := host.New(l.cgroup())
+		if err == nil {
+			_, err = call.Close()
+		}
+		if err == nil {
+			line := fmt.Sprintf("limits (%s, a cgroup per call; resource limits too, and for CPU time alone): %s; %s", host.Version(), l, host.Why())
+			return line
+		}
+		return fmt.Sprintf("limits (resource limits alone: setrlimit, soft = hard): %s; %s, but a call's cgroup cannot be made: %v", l, host.Why(), err)
+	}
+	line := "limits (resource limits alone: setrlimit, soft = hard): " + l.String()
 	if os.Geteuid() == 0 {
 		line += "; the processes limit does not hold: Quiver runs as root, whose tasks the kernel never counts against it"
 	}
-	if ok, why := cgroupV2(); ok {
-		line += "; " + why + ", which Quiver does not use yet"
-	} else {
-		line += "; no per-call cgroup: " + why
-	}
-	return line
+	return line + "; no cgroup: " + host.Why()
 }
 
 // signalFence names what keeps signals inside on this machine.

@@ -291,6 +291,23 @@
 //     those the host passes on purpose (exec.Cmd.ExtraFiles): a file or
 //     socket the host holds without close-on-exec does not reach it.
 //
+// # Limits
+//
+// [Limits] ([sandbox.limits]) bound a call's tasks, memory and CPU time.
+// Where the machine gives Quiver a cgroup (package cgroup), a [Group]
+// makes one for its call on its first confined start, and every launcher
+// of the call starts in it: under cgroup v2 straight into it
+// (CLONE_INTO_CGROUP); under v1 held on a start pipe (launch.Spec.Held)
+// until Quiver has written its pid into the cgroup, so that nothing of the
+// call runs outside it. The cgroup holds the processes limit (for root
+// too) and the memory limit for the call as a whole; when the group
+// closes, what is left in it is killed, the kernel's counters are kept
+// ([Group.LimitEvents], the evidence for [Limits.Hit]) and the cgroup is
+// removed. A cgroup that cannot be made leaves the call to its resource
+// limits, which the launcher sets in any case: the processes limit, and
+// the CPU time limit, per process. `quiver sandbox check` says which
+// holds, and why.
+//
 // # Failing closed
 //
 // Where the kernel cannot enforce a profile (no Landlock, an ABI older than
@@ -351,17 +368,14 @@
 //     file, read-only and offline as the git itself (see Git's metadata).
 //   - A GitGuard's check runs when the git exits: between its write and
 //     the check, a git the user runs at that moment could see the gitlink.
-//   - Resource limits ([Limits], [sandbox.limits]) are resource limits
-//     (setrlimit), not cgroups: the processes limit bounds a call's tasks
-//     (its user namespace's, counted by the kernel), but memory and CPU
-//     time are bounded per process, so a call may use the memory limit
-//     once per process it runs. The processes limit does not hold when
-//     Quiver runs as root, whose tasks the kernel never counts. A call
-//     that reaches a limit sees the failure its programs report (EAGAIN
-//     from fork, ENOMEM from an allocation); one killed at the CPU limit
-//     gets a line naming it from the launcher. The memory limit stops a
-//     runaway program, not a hostile one: RLIMIT_DATA does not count
-//     shared mappings, nor a memfd's or a tmpfs file's pages. cgroup v2,
-//     where a machine delegates it, would bound the call as a whole: not
-//     done.
+//   - [Limits] ([sandbox.limits]) hold for a call as a whole only where
+//     the machine gives Quiver a cgroup (package cgroup: a delegated cgroup
+//     v2, or cgroup v1 when Quiver runs as root). Without one they are
+//     resource limits (setrlimit): memory is bounded per process, and
+//     RLIMIT_DATA does not count shared mappings, nor a memfd's or a tmpfs
+//     file's pages, so it stops a runaway program, not a hostile one; the
+//     processes limit does not hold when Quiver runs as root, whose tasks
+//     the kernel never counts; and a limit reached is judged from what the
+//     program printed ([Limits.Hit]), which a program can imitate. CPU time
+//     is bounded per process (RLIMIT_CPU) either way.
 package sandbox

@@ -71,3 +71,9 @@ func (g *Group) Close() {
 
 // mark returns env: nothing here can find a process by its environment.
 func (g *Group) mark(_ *Process, env []string) []string { return env }
+
+// withCgroup returns p's profile: there are no cgroups here.
+func (g *Group) withCgroup(p *Process) (*Profile, error) { return p.Profile, nil }
+
+// LimitEvents are zero: no cgroup holds a limit here.
+func (g *Group) LimitEvents() LimitEvents { return LimitEvents{} }

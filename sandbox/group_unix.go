@@ -5,10 +5,13 @@ package sandbox
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"os"
 	"os/exec"
 	"sync"
 	"syscall"
+
+	"github.com/quiverkit/quiver/sandbox/cgroup"
 )
 
 // Group is the processes of one call: they share its [Profile], its
@@ -53,6 +56,12 @@ type Group struct {
 	leader  *Process // unreaped until Close
 	own     map[int]bool
 	running map[*Process]bool
+	// cgroup is the call's cgroup (package cgroup), made on the first
+	// confined start where the machine offers one; events are its
+	// counters, read when the group closes.
+	cgroup      *cgroup.Call
+	cgroupTried bool
+	events      LimitEvents
 }
 
 // NewGroup returns an empty group of processes under profile. When profile
@@ -98,6 +107,61 @@ func (g *Group) prepare(p *Process, cmd *exec.Cmd) {
 			cmd.SysProcAttr.Pgid = 0 // see Group: a namespace's init leads its own
 		}
 	}
+	if p.cgroup != nil {
+		p.cgroup.Prepare(cmd.SysProcAttr)
+	}
+}
+
+// withCgroup returns the profile p's launcher starts under: p's own, with
+// the group's cgroup where one holds the limits, and under cgroup v1 the
+// launcher's end of a start pipe, whose other end p keeps to release it
+// once placed (see Process.place).
+func (g *Group) withCgroup(p *Process) (*Profile, error) {
+	box := p.Profile
+	cg := g.cgroupFor(box)
+	if cg == nil {
+		return box, nil
+	}
+	q := *box
+	q.cgroup = cg
+	p.cgroup = cg
+	if cg.Held() {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: start pipe: %w", err)
+		}
+		q.hold, p.release = r, w
+		p.closeAfterStart = append(p.closeAfterStart, r, w)
+	}
+	return &q, nil
+}
+
+// cgroupFor returns the group's cgroup for a process under box, made on
+// the first confined start, or nil: box does not confine, the group has
+// ended, or the machine offers no cgroup. One that cannot be made leaves
+// the call to its resource limits, as on a machine without cgroups.
+func (g *Group) cgroupFor(box *Profile) *cgroup.Call {
+	if !box.Confined() {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed || g.cgroupTried {
+		return g.cgroup
+	}
+	g.cgroupTried = true
+	if host := cgroup.Detect(); host.Version() != cgroup.None {
+		g.cgroup, _ = host.New(g.profile.Limits.cgroup())
+	}
+	return g.cgroup
+}
+
+// LimitEvents are what the kernel counted against the group's limits in
+// its cgroup, once the group is closed; zero when no cgroup held them.
+func (g *Group) LimitEvents() LimitEvents {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.events
 }
 
 // started records the process group p, just started, leads: the group's
@@ -186,6 +250,9 @@ func (g *Group) Kill() {
 	for p := range g.running {
 		p.cmd.Process.Kill()
 	}
+	if g.cgroup != nil {
+		g.cgroup.Kill()
+	}
 }
 
 // Close kills every process of the group, releases the leader's zombie and
@@ -202,7 +269,23 @@ func (g *Group) close() {
 	if leader != nil {
 		leader.cmd.Wait()
 	}
+	g.closeCgroup()
 	g.removeTmp()
+}
+
+// closeCgroup empties and removes the group's cgroup, keeping its
+// counters. The group is closed: no process starts in it any more.
+func (g *Group) closeCgroup() {
+	g.mu.Lock()
+	cg := g.cgroup
+	g.mu.Unlock()
+	if cg == nil {
+		return
+	}
+	ev, _ := cg.Close() // one it cannot remove, a later Quiver does
+	g.mu.Lock()
+	g.events = LimitEvents{Counted: true, MemoryCounted: cg.Memory(), Processes: ev.Processes, OOMKills: ev.OOMKills}
+	g.mu.Unlock()
 }
 
 func allFiles(cmd *exec.Cmd) bool {

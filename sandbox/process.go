@@ -10,6 +10,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/quiverkit/quiver/sandbox/cgroup"
 )
 
 // Process is one program Quiver starts. Every process Quiver starts, for
@@ -91,10 +93,12 @@ type Process struct {
 	own     bool // the group is its own: made by Start, closed by Wait
 
 	cmd             *exec.Cmd
-	extra           []*os.File // exec.Cmd.ExtraFiles: the sealed program
-	guard           *GitGuard  // an approved git's: checked once it has exited
-	leader          bool       // leads a shared group: waited for without being reaped
-	status          int        // the shell's exit status, once waited for
+	extra           []*os.File   // exec.Cmd.ExtraFiles: the sealed program
+	guard           *GitGuard    // an approved git's: checked once it has exited
+	leader          bool         // leads a shared group: waited for without being reaped
+	cgroup          *cgroup.Call // the group's cgroup, which the process starts in; nil for none
+	release         *os.File     // cgroup v1: the start pipe's end that lets the launcher go on
+	status          int          // the shell's exit status, once waited for
 	closeAfterStart []io.Closer
 	closeAfterWait  []io.Closer
 }
@@ -266,7 +270,11 @@ func (p *Process) build() (*exec.Cmd, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.Stdin, p.Stdout, p.Stderr
 	cmd.ExtraFiles = slices.Clip(p.extra) // before Wrap: the launcher passes them on
 	cmd.WaitDelay = OutputGrace
-	if err := p.Profile.Wrap(cmd); err != nil {
+	box, err := p.group.withCgroup(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := box.Wrap(cmd); err != nil {
 		return nil, err
 	}
 	// What Wrap added is the launcher's alone (the proxy's bridge): this
@@ -425,11 +433,33 @@ func (g *Group) start(p *Process) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
+	if err := p.place(cmd.Process.Pid); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return err
+	}
 	p.cmd = cmd
 	if g.running == nil {
 		g.running = map[*Process]bool{}
 	}
 	g.running[p] = true
 	g.started(p)
+	return nil
+}
+
+// place puts the just started launcher of p in its group's cgroup under
+// cgroup v1, and lets it go on (see launch.Spec.Held): until then it has
+// started nothing. Elsewhere it was started in the cgroup, or there is none.
+func (p *Process) place(pid int) error {
+	if p.release == nil {
+		return nil
+	}
+	defer p.release.Close()
+	if err := p.cgroup.Place(pid); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	if _, err := p.release.Write([]byte{1}); err != nil {
+		return fmt.Errorf("sandbox: releasing the launcher: %w", err)
+	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quiverkit/quiver/sandbox/cgroup"
 	"github.com/quiverkit/quiver/sandbox/launch"
 	"github.com/quiverkit/quiver/sandbox/netproxy"
 	"github.com/quiverkit/quiver/tool"
@@ -154,6 +155,12 @@ type Profile struct {
 	gitWrite  bool     // an approved git: see ForProgram
 	execOnly  []string // a read-only git: see ForProgram
 	terminal  bool     // standard input is Quiver's pseudo-terminal: see Process.Terminal
+	// cgroup is the call's cgroup, which holds the processes limit and,
+	// when it can, the memory limit (see Limits); nil: resource limits
+	// alone. hold is then, under cgroup v1, the launcher's end of its start
+	// pipe (launch.Spec.Hold). Both are set per start by the group.
+	cgroup *cgroup.Call
+	hold   *os.File
 	// readOnlyAsked is set by With(ReadOnly), also on a profile the
 	// operator turned off: git's read-only protections apply all the same.
 	readOnlyAsked bool

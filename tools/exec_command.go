@@ -425,7 +425,7 @@ func limitError(box *sandbox.Profile, outcome shell.Outcome, output outputTail, 
 	if !box.Confined() || outcome.Stop != shell.Finished {
 		return nil
 	}
-	hit, ok := box.Limits.Hit(outcome.ExitCode, output.Last(limitTail, 16<<10))
+	hit, ok := box.Limits.Hit(outcome.Limits, outcome.ExitCode, output.Last(limitTail, 16<<10))
 	if !ok {
 		return nil
 	}

@@ -2,11 +2,13 @@ package tools
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/sandbox/cgroup"
 	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 	"github.com/quiverkit/quiver/tool"
 )
@@ -77,12 +79,16 @@ const forkLoop = `for $i (1..200) { my $p = fork; if (!defined $p) { print "fork
 
 // TestExecCommandProcessLimit: a bounded fork loop stops at the processes
 // limit, and the call fails with LIMIT_EXCEEDED naming it, its sleeping
-// children gone. The kernel never counts root's tasks, so as root the test
-// runs itself again as nobody.
+// children gone. Where a cgroup holds the limit it holds for root; without
+// one the kernel never counts root's tasks, so as root the test runs
+// itself again as nobody (resource limits alone) in any case.
 func TestExecCommandProcessLimit(t *testing.T) {
 	if os.Geteuid() == 0 {
-		sandboxtest.AsNobody(t, "TestExecCommandProcessLimit")
-		return
+		t.Run("as nobody", func(t *testing.T) { sandboxtest.AsNobody(t, "TestExecCommandProcessLimit") })
+		if host := cgroup.Detect(); host.Version() == cgroup.None {
+			t.Logf("as root, the processes limit holds only through a cgroup, and there is none here: %s", host.Why())
+			return
+		}
 	}
 	e := limitedEnv(t, sandbox.Limits{Processes: 32}, "perl")
 	wantLimit(t, e, []string{"perl", "-e", forkLoop}, "processes", "[sandbox.limits] processes = 32")
@@ -139,16 +145,46 @@ func TestJobAndSessionLimits(t *testing.T) {
 
 // TestJobProcessLimit: a background fork loop stops at the processes
 // limit, and exec_output reports LIMIT_EXCEEDED naming it, its sleeping
-// children gone. As root the test runs itself again as nobody (see
-// TestExecCommandProcessLimit).
+// children gone. As root it holds through a cgroup, and the test runs
+// itself again as nobody in any case (see TestExecCommandProcessLimit).
 func TestJobProcessLimit(t *testing.T) {
 	if os.Geteuid() == 0 {
-		sandboxtest.AsNobody(t, "TestJobProcessLimit")
-		return
+		t.Run("as nobody", func(t *testing.T) { sandboxtest.AsNobody(t, "TestJobProcessLimit") })
+		if host := cgroup.Detect(); host.Version() == cgroup.None {
+			t.Logf("as root, the processes limit holds only through a cgroup, and there is none here: %s", host.Why())
+			return
+		}
 	}
 	e := limitedEnv(t, sandbox.Limits{Processes: 32}, "perl")
 	tree := sandboxtest.NewTree(t)
 	id := e.execOK(`{"argv":["perl","-e",` + strconv.Quote(forkLoop) + `],"background":true,"env":["` + tree.Env + `"]}`).JobID
 	_, err := e.jobCall(newExecOutput(), `{"job_id":"`+id+`","wait_secs":120}`)
 	wantJobLimit(t, err, id, "processes", "[sandbox.limits] processes = 32", tree)
+}
+
+// TestExecCommandLimitsFromTheKernel: where a cgroup holds the limits, a
+// program that fills a shared map (what RLIMIT_DATA misses) fails the call
+// at the memory limit, and one that only prints what a failed allocation
+// or fork prints, and exits 1, is an ordinary failure: the kernel counted
+// nothing.
+func TestExecCommandLimitsFromTheKernel(t *testing.T) {
+	host := cgroup.Detect()
+	if host.Version() == cgroup.None {
+		t.Skipf("no cgroup holds the limits here: %s", host.Why())
+	}
+	e := limitedEnv(t, sandbox.Limits{Processes: 64, MemoryMiB: 128}, "sh", "python3")
+	for _, fake := range []string{"Cannot allocate memory", "Out of memory!", "fork: Resource temporarily unavailable"} {
+		out := e.execOK(`{"argv":["sh","-c",` + strconv.Quote("echo '"+fake+"' >&2; exit 1") + `]}`)
+		if out.ExitCode != 1 || !strings.Contains(out.Output, fake) {
+			t.Errorf("%q: %+v", fake, out)
+		}
+	}
+	if !host.Memory() {
+		t.Skipf("the cgroup here does not bound memory: %s", host.Why())
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 for the shared map")
+	}
+	fill := "import mmap\nm = mmap.mmap(-1, 1 << 30)\nfor i in range(0, 1 << 30, 4096): m[i] = 1\nprint('filled')"
+	wantLimit(t, e, []string{"python3", "-c", fill}, "memory_mib", "[sandbox.limits] memory_mib = 128")
 }

@@ -116,7 +116,7 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 	}
 	<-copied
 
-	out := Outcome{ExitCode: code, Refused: st.refusals(), Duration: time.Since(start)}
+	out := Outcome{ExitCode: code, Refused: st.refusals(), Duration: time.Since(start), Limits: group.LimitEvents()}
 	out.Stop = stopOf(context.Cause(runCtx))
 	switch out.Stop {
 	case Refused:

@@ -102,6 +102,10 @@ type Outcome struct {
 	Stop     Stop
 	Refused  []Refusal
 	Duration time.Duration
+	// Limits are what the kernel counted against the run's [sandbox.limits]
+	// in its cgroup (zero when none held them): the evidence for
+	// sandbox.Limits.Hit.
+	Limits sandbox.LimitEvents
 }
 
 // Jobs runs commands in the background and keeps their output until it is
