@@ -43,11 +43,17 @@ func (p *Spec) mask() error {
 		}
 		if fi.IsDir() {
 			flags := uintptr(syscall.MS_RDONLY | syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC)
+			mode := "555"
 			if keep != nil && within(path, p.TempDir) {
+				// Writable by its owner, the launcher, until keepTempDir has
+				// made the way to TempDir and remounted it read-only: a
+				// launcher of a user other than root has no CAP_DAC_OVERRIDE
+				// to write a directory of mode 555.
 				flags &^= syscall.MS_RDONLY
+				mode = "755"
 				over = append(over, path)
 			}
-			if err := syscall.Mount("tmpfs", path, "tmpfs", flags, "size=4k,mode=555"); err != nil {
+			if err := syscall.Mount("tmpfs", path, "tmpfs", flags, "size=4k,mode="+mode); err != nil {
 				return fmt.Errorf("masking %s: empty directory: %w", path, err)
 			}
 			continue
@@ -85,7 +91,7 @@ func (p *Spec) heldTempDir() (*os.File, error) {
 // directory — not another call's TMPDIR, not Quiver's files. The
 // directories on the way are made in the tmpfs, empty but for the next.
 func (p *Spec) keepTempDir(keep *os.File, over []string) error {
-	if err := os.MkdirAll(p.TempDir, 0o555); err != nil {
+	if err := os.MkdirAll(p.TempDir, 0o755); err != nil { // read-only once over is remounted
 		return fmt.Errorf("keeping the temporary directory %s: %w", p.TempDir, err)
 	}
 	src := "/proc/self/fd/" + strconv.Itoa(int(keep.Fd()))
