@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/sandbox/sandboxtest"
 )
 
 // TestOtherCallsTempDirIsUnreachable (an attacker's view): while one
@@ -132,8 +133,18 @@ func TestKilledHostsTempDirIsSwept(t *testing.T) {
 		t.Fatal(err)
 	}
 	pattern := filepath.Join(private, "own-*", "call-*", "stale")
-	if left, _ := filepath.Glob(pattern); len(left) != 1 {
+	left, _ := filepath.Glob(pattern)
+	if len(left) != 1 {
 		t.Fatalf("the killed host left %v, want its call's file", left)
+	}
+	// What else a Quiver keeps in its own directory (exec_command's output
+	// files, job logs) goes with it.
+	deadOwn := filepath.Dir(filepath.Dir(left[0]))
+	if err := os.MkdirAll(filepath.Join(deadOwn, "exec-1"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(deadOwn, "exec-1", "x.out"), []byte("output"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	p, _, _ := profile(t, sandbox.WorkspaceWrite, sandbox.Config{})
 	q, remove, err := p.WithTempDir()
@@ -141,10 +152,35 @@ func TestKilledHostsTempDirIsSwept(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer remove()
-	if left, _ := filepath.Glob(pattern); len(left) != 0 {
-		t.Errorf("after a new call's TMPDIR, the killed host's is still there: %v", left)
+	if _, err := os.Stat(deadOwn); !os.IsNotExist(err) {
+		t.Errorf("after a new call's TMPDIR, the killed host's own directory: %v", err)
+	}
+	if _, err := os.Stat(deadOwn + ".lock"); !os.IsNotExist(err) {
+		t.Errorf("after a new call's TMPDIR, the killed host's lock file: %v", err)
 	}
 	if _, err := os.Stat(q.TempDir); err != nil {
 		t.Errorf("the new call's TMPDIR: %v", err)
+	}
+}
+
+// TestCallTempDirWorksForAnyUser: the launcher mounts a call's TMPDIR back
+// inside the masked private directory as the user it runs as, without a
+// capability over files of the user's group (unmapped in its namespace),
+// so it works for a user who is not root: as root, the test runs itself
+// again as nobody.
+func TestCallTempDirWorksForAnyUser(t *testing.T) {
+	if os.Geteuid() == 0 {
+		sandboxtest.AsNobody(t, "TestCallTempDirWorksForAnyUser")
+		return
+	}
+	p, ws, _ := profile(t, sandbox.WorkspaceWrite, sandbox.Config{})
+	q, remove, err := p.WithTempDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remove()
+	out, err := run(t, q, ws, "bash", "-c", `echo mine > "$TMPDIR/f" && cat "$TMPDIR/f"`)
+	if err != nil || out != "mine\n" {
+		t.Errorf("the call's own TMPDIR: %q, %v", out, err)
 	}
 }
