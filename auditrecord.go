@@ -6,7 +6,6 @@ import (
 	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/internal/shell"
 	"github.com/quiverkit/quiver/sandbox"
-	"github.com/quiverkit/quiver/sandbox/netproxy"
 )
 
 // auditConfig is the audit step's settings.
@@ -46,7 +45,7 @@ func (tk *Toolkit) quoteCall(c *call, r *audit.Record) {
 		r.Arguments = tk.auditRedactor().Arguments(args)
 	}
 	r.Commands, r.CommandsOmitted = c.ran.list()
-	r.Hosts, r.HostsOmitted = auditHosts(&c.hosts)
+	r.Hosts, r.HostsOmitted = audit.Hosts(c.hosts.List())
 }
 
 // Ran implements shell.Recorder: the command gate, which the call itself
@@ -94,17 +93,4 @@ func (tk *Toolkit) recordingHosts(c *call, box *sandbox.Profile) *sandbox.Profil
 	}
 	c.hosts.Max = audit.MaxHosts
 	return box.RecordingContacts(&c.hosts)
-}
-
-// auditHosts lists a call's tally of requests as its audit record does: one
-// entry per host, port, method and outcome, with a count; the first
-// audit.MaxHosts entries, and a count of the requests beyond.
-func auditHosts(t *netproxy.Tally) ([]audit.Host, int) {
-	counts, omitted := t.List()
-	var hosts []audit.Host
-	for _, c := range counts {
-		hosts = append(hosts, audit.Host{Host: audit.Clip(c.Host, audit.MaxString), Port: c.Port, Method: audit.Clip(c.Method, audit.MaxString),
-			Allowed: c.Allowed, Refused: audit.Clip(c.Refused, audit.MaxString), Count: c.N})
-	}
-	return hosts, omitted
 }

@@ -10,13 +10,17 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/quiverkit/quiver"
 	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/driver"
 	"github.com/quiverkit/quiver/policy"
 	"github.com/quiverkit/quiver/policy/approve"
+	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/sandbox/netproxy"
+	"github.com/quiverkit/quiver/tool"
 	"github.com/quiverkit/quiver/tools"
 )
 
@@ -145,5 +149,45 @@ func TestAuditRecordWritesOneLine(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	if len(lines) != 1 || !json.Valid([]byte(lines[0])) {
 		t.Errorf("%d lines, valid %v:\n%s", len(lines), json.Valid([]byte(lines[0])), data)
+	}
+}
+
+// reachingProvider stands for an MCP server whose process reached a host
+// between calls: its tool adds that request to the call's tally, as
+// provider/mcp's do, and it keeps the sink the toolkit hands it.
+type reachingProvider struct{ sink audit.Sink }
+
+func (p *reachingProvider) ID() string               { return "mcp:reaching" }
+func (p *reachingProvider) Priority() int            { return provider.PriorityMCP }
+func (p *reachingProvider) SetAudit(sink audit.Sink) { p.sink = sink }
+func (p *reachingProvider) Tools(context.Context) ([]*tool.Tool, error) {
+	return []*tool.Tool{{Name: "reaching__tool", Description: "Reaches a host.", InputSchema: &jsonschema.Schema{Type: "object"}, Risk: tool.RiskLow,
+		Execute: func(ctx context.Context, tc tool.Context, _ json.RawMessage) (tool.Result, error) {
+			box, err := tool.Resolve(ctx, tc, sandbox.Key)
+			if err != nil {
+				return tool.Result{}, err
+			}
+			box.Contacts().Record(netproxy.Contact{Host: "between.test", Port: "443", Method: "CONNECT", Allowed: true})
+			return tool.Text("reached"), nil
+		}}}, nil
+}
+
+// TestProvidersCarryHostsIntoTheRecord: every call's sandbox profile counts
+// requests for its record, whether or not the toolkit's own network is a
+// list (an MCP server's may be when the toolkit's is not), so a provider's
+// tool can carry what its server reached between calls; and a provider
+// that records on its own (provider.Audited) gets the toolkit's sink.
+func TestProvidersCarryHostsIntoTheRecord(t *testing.T) {
+	p := &reachingProvider{}
+	tk, _, sink := auditedToolkit(t, quiver.WithProvider(p))
+	if p.sink != audit.Sink(sink) {
+		t.Errorf("the provider was given %v, not the toolkit's sink", p.sink)
+	}
+	if _, err := tk.Invoke(context.Background(), "reaching__tool", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []audit.Host{{Host: "between.test", Port: "443", Method: "CONNECT", Allowed: true, Count: 1}}
+	if diff := cmp.Diff(want, lastRecord(t, sink).Hosts); diff != "" {
+		t.Errorf("the call's record (-want +got):\n%s", diff)
 	}
 }

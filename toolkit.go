@@ -208,6 +208,9 @@ func New(opts ...Option) (*Toolkit, error) {
 	tk.registry = provider.NewRegistry()
 	for _, rp := range tk.providers {
 		tk.registry.AddAt(rp.p, rp.priority)
+		if a, ok := rp.p.(provider.Audited); ok && tk.audit != audit.Discard {
+			a.SetAudit(tk.audit)
+		}
 	}
 	for _, a := range tk.aliases {
 		tk.registry.AddAlias(a)

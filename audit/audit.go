@@ -15,6 +15,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/quiverkit/quiver/sandbox/netproxy"
 )
 
 // Record is one call's audit entry.
@@ -27,7 +29,7 @@ type Record struct {
 	Rule       string    `json:"rule,omitempty"`     // the rule that decided
 	Approver   string    `json:"approver,omitempty"` // who approved or refused an ask
 	DurationMS float64   `json:"duration_ms"`
-	Outcome    string    `json:"outcome"` // "ok", or the error code
+	Outcome    string    `json:"outcome"` // "ok", or the error code; "closed" for a provider's own record (see provider.Audited)
 	OutputSize int       `json:"output_size"`
 	OutputRef  string    `json:"output_ref,omitempty"`
 
@@ -49,7 +51,8 @@ type Record struct {
 	// job or an interactive session runs on after its call has returned:
 	// the requests it makes from then on are in the record of the next
 	// call that observes it (write_stdin, exec_output, exec_kill), each
-	// once.
+	// once. So are an MCP server's between calls in the next call to it,
+	// and those no call carried in its own record when it closes.
 	Hosts []Host `json:"hosts,omitempty"`
 	// HostsOmitted counts the requests for hosts beyond MaxHosts.
 	HostsOmitted int `json:"hosts_omitted,omitempty"`
@@ -68,6 +71,24 @@ type Host struct {
 // MaxHosts bounds Record.Hosts: a program that asks for a million names
 // is recorded as its first MaxHosts and a count.
 const MaxHosts = 100
+
+// Hosts lists a tally of requests to the network proxy (see
+// netproxy.Tally) as Record.Hosts and HostsOmitted do: the first MaxHosts
+// entries, long strings cut, and a count of the requests beyond.
+func Hosts(counts []netproxy.Count, omitted int) ([]Host, int) {
+	var hosts []Host
+	for i, c := range counts {
+		if i == MaxHosts {
+			for _, rest := range counts[i:] {
+				omitted += rest.N
+			}
+			break
+		}
+		hosts = append(hosts, Host{Host: Clip(c.Host, MaxString), Port: c.Port, Method: Clip(c.Method, MaxString),
+			Allowed: c.Allowed, Refused: Clip(c.Refused, MaxString), Count: c.N})
+	}
+	return hosts, omitted
+}
 
 // Hook is one hook's run for a call.
 type Hook struct {

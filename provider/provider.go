@@ -26,6 +26,8 @@ package provider
 
 import (
 	"context"
+
+	"github.com/quiverkit/quiver/audit"
 )
 
 // Stock priorities: the highest that offers a name wins.
@@ -71,4 +73,14 @@ type Scoped interface {
 // tools change, and the registry re-lists on its next lookup.
 type Invalidator interface {
 	SetInvalidate(func())
+}
+
+// Audited is implemented by providers whose processes act outside any call
+// (an MCP server may reach hosts between calls and after the last), so
+// that what no call's audit record carried is recorded all the same. The
+// toolkit calls SetAudit once with its sink, when it keeps records; the
+// provider writes there records of its own, with no tool and its ID in
+// Provider.
+type Audited interface {
+	SetAudit(audit.Sink)
 }

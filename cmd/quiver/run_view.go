@@ -120,6 +120,9 @@ func (v *runView) event(ev driver.Event) {
 
 // Record implements audit.Sink: a call has ended.
 func (v *runView) Record(_ context.Context, r audit.Record) error {
+	if r.Tool == "" {
+		return nil // a provider's own record (provider.Audited), not a call's result
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.json {

@@ -80,6 +80,9 @@ func (p *Provider) startServer(c *conn) (sdk.Transport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if box.Proxied() {
+		box = box.RecordingContacts(&p.contacts)
+	}
 	proc := sandbox.Command(context.Background(), box, p.cfg.Command, p.cfg.Args...)
 	proc.Dir = p.cfg.Dir
 	proc.Env = p.env()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -144,6 +145,15 @@ func addTestTools(srv *sdk.Server) {
 				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("I grew"), nil })
 			return text("grew"), nil
 		})
+	srv.AddTool(&sdk.Tool{Name: "fetch_later", Description: "Once the file wait_for exists, GETs url through the proxy, then writes the file done.", InputSchema: map[string]any{"type": "object"}},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var in struct{ URL, WaitFor, Done string }
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+				return nil, err
+			}
+			go fetchLater(in.URL, in.WaitFor, in.Done)
+			return text("later"), nil
+		})
 	// Not an object schema: the SDK's AddTool refuses it, so the listing
 	// is rewritten on the way out.
 	srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
@@ -155,6 +165,26 @@ func addTestTools(srv *sdk.Server) {
 			return res, err
 		}
 	})
+}
+
+// fetchLater GETs url once the file waitFor exists (a minute at most),
+// after the call that asked for it returned, and then writes the file
+// done with the status or the error.
+func fetchLater(url, waitFor, done string) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(waitFor); err == nil {
+			break
+		}
+	}
+	status := ""
+	resp, err := http.Get(url)
+	if err != nil {
+		status = err.Error()
+	} else {
+		resp.Body.Close()
+		status = resp.Status
+	}
+	os.WriteFile(done, []byte(status), 0o644)
 }
 
 func abs(n int) int {

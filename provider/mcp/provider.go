@@ -14,8 +14,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/provider"
 	"github.com/quiverkit/quiver/sandbox"
+	"github.com/quiverkit/quiver/sandbox/netproxy"
 	"github.com/quiverkit/quiver/tool"
 )
 
@@ -98,11 +100,19 @@ type Provider struct {
 	invalidate func()
 	listeners  []func()
 	retryTimer *time.Timer
+
+	// contacts counts the requests the server's processes make to the
+	// network proxy, between calls as during them: the next call to the
+	// server carries them into its audit record (carryContacts), and
+	// those left when it closes go into a record of their own (sink).
+	contacts netproxy.Tally
+	sink     audit.Sink // guarded by mu
 }
 
 var (
 	_ provider.Provider    = (*Provider)(nil)
 	_ provider.Invalidator = (*Provider)(nil)
+	_ provider.Audited     = (*Provider)(nil)
 )
 
 // New checks cfg and returns a provider for it. The server is not started
@@ -133,7 +143,47 @@ func New(cfg Config) (*Provider, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Provider{cfg: cfg, log: log.With("mcp_server", cfg.Name), prefix: namePrefix(cfg.Name)}, nil
+	p := &Provider{cfg: cfg, log: log.With("mcp_server", cfg.Name), prefix: namePrefix(cfg.Name)}
+	p.contacts.Max = audit.MaxHosts
+	return p, nil
+}
+
+// SetAudit implements provider.Audited: the hosts the server asked for
+// that no call carried are recorded in sink when the provider closes.
+func (p *Provider) SetAudit(sink audit.Sink) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sink = sink
+}
+
+// carryContacts adds the hosts the server asked the proxy for since a call
+// last carried them to this call's audit record (its sandbox profile's
+// tally; none when the toolkit keeps no records): a server runs between
+// calls, and the next call to it carries what it did meanwhile.
+func (p *Provider) carryContacts(ctx context.Context, tc tool.Context) {
+	box, err := tool.Resolve(ctx, tc, sandbox.Key)
+	if err != nil || box.Contacts() == nil {
+		return
+	}
+	box.Contacts().Merge(p.contacts.Take())
+}
+
+// recordLeftContacts writes the hosts no call carried, once the server has
+// stopped, to the sink: a record with no tool, the provider's ID and the
+// outcome "closed".
+func (p *Provider) recordLeftContacts() {
+	p.mu.Lock()
+	sink := p.sink
+	p.mu.Unlock()
+	counts, omitted := p.contacts.Take()
+	if sink == nil || (len(counts) == 0 && omitted == 0) {
+		return
+	}
+	r := audit.Record{Time: time.Now(), Provider: p.ID(), Outcome: "closed"}
+	r.Hosts, r.HostsOmitted = audit.Hosts(counts, omitted)
+	if err := sink.Record(context.Background(), r); err != nil {
+		p.log.Warn("recording the hosts the server asked for", "err", err)
+	}
 }
 
 // ID returns "mcp:NAME".
@@ -218,9 +268,12 @@ func (p *Provider) Close() error {
 	}
 	p.notifyMu.Unlock()
 	if c == nil {
+		p.recordLeftContacts()
 		return nil
 	}
-	return c.close(true)
+	err := c.close(true)
+	p.recordLeftContacts()
+	return err
 }
 
 // connLocked returns the live connection, starting the server if needed.
@@ -377,7 +430,8 @@ func (p *Provider) toTool(w *sdk.Tool) (*tool.Tool, error) {
 		OutputSchema: outputSchema(w.OutputSchema),
 		Risk:         risk,
 		Annotations:  ann,
-		Execute: func(ctx context.Context, _ tool.Context, args json.RawMessage) (tool.Result, error) {
+		Execute: func(ctx context.Context, tc tool.Context, args json.RawMessage) (tool.Result, error) {
+			defer p.carryContacts(ctx, tc)
 			return p.call(ctx, remote, args)
 		},
 	}, nil

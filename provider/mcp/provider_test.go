@@ -107,7 +107,7 @@ func TestListingKeepsSchemasWholeAndSkipsBadTools(t *testing.T) {
 		byName[tl.Name] = tl
 		names = append(names, tl.Name)
 	}
-	want := []string{"test__a_tool_with_spaces", "test__crash", "test__distance", "test__fail", "test__grow", "test__hang", "test__image", "test__lines", "test__quiver-denied"}
+	want := []string{"test__a_tool_with_spaces", "test__crash", "test__distance", "test__fail", "test__fetch_later", "test__grow", "test__hang", "test__image", "test__lines", "test__quiver-denied"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
