@@ -25,6 +25,9 @@ type DirOptions struct {
 	MaxBytes int64
 	// MaxAge is how long an output is kept (default 72 hours).
 	MaxAge time.Duration
+	// MaxOutputs caps how many outputs are kept; the oldest are removed
+	// first. 0 sets no cap.
+	MaxOutputs int
 }
 
 func (o DirOptions) withDefaults() (DirOptions, error) {
@@ -96,6 +99,11 @@ func NewDirStore(opts DirOptions) (*DirStore, error) {
 
 // Dir returns the store's directory.
 func (s *DirStore) Dir() string { return s.opts.Dir }
+
+// File returns the file that holds the bytes of output ref, for a host
+// that reads them itself: the whole output, up to MaxBytes. It is removed
+// with the output.
+func (s *DirStore) File(ref string) string { return s.path(ref, dataSuffix) }
 
 func (s *DirStore) path(ref, suffix string) string {
 	return filepath.Join(s.opts.Dir, ref+suffix)
@@ -255,7 +263,8 @@ func (s *DirStore) writeMeta(meta Meta) error {
 }
 
 // Prune removes outputs older than MaxAge, then the oldest until the total
-// is within MaxBytes, and files left by writers that died. Create and Close
+// is within MaxBytes and their number within MaxOutputs, and files left by
+// writers that died. Create and Close
 // call it; hosts need not. Files that vanish meanwhile (another process
 // pruning the same directory) are not an error.
 func (s *DirStore) Prune() error {
@@ -297,7 +306,10 @@ func (s *DirStore) Prune() error {
 		}
 	}
 	slices.SortFunc(kept, func(a, b sealed) int { return a.mod.Compare(b.mod) })
-	for i := 0; total > s.opts.MaxBytes && i < len(kept); i++ {
+	over := func(i int) bool {
+		return total > s.opts.MaxBytes || s.opts.MaxOutputs > 0 && len(kept)-i > s.opts.MaxOutputs
+	}
+	for i := 0; over(i) && i < len(kept); i++ {
 		s.remove(kept[i].ref)
 		total -= kept[i].size
 	}

@@ -8,6 +8,7 @@ import "fmt"
 type Kept struct {
 	Ref     string // a ref in the output cache
 	File    string // a file the host can read and commands cannot (sandbox.PrivateDir)
+	Partial int64  // File holds only the output's first Partial bytes (0: all of it)
 	Err     error  // why the whole output could not be kept
 	NoStore bool   // there was no output cache to keep it in
 }
@@ -18,6 +19,8 @@ func (k Kept) Note() string {
 	switch {
 	case k.Ref != "":
 		return fmt.Sprintf("full output: ref=%s, read it with %s or search it with %s", k.Ref, ReadTool, GrepTool)
+	case k.File != "" && k.Partial > 0:
+		return fmt.Sprintf("the output's first %d bytes in the file %s (the rest was not kept), for the host: commands cannot read it", k.Partial, k.File)
 	case k.File != "":
 		return "full output in the file " + k.File + ", for the host: commands cannot read it"
 	case k.Err != nil:

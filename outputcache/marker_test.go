@@ -18,6 +18,8 @@ func TestMarker(t *testing.T) {
 			"[... 48210 lines (2811403 bytes) omitted; full output: ref=out_x, read it with tool_output_cache or search it with tool_output_cache_grep ...]"},
 		{"lines not counted, in a file", -1, 900, Kept{File: "exec-1.log"},
 			"[... 900 bytes omitted; full output in the file exec-1.log, for the host: commands cannot read it ...]"},
+		{"in a file that holds the output's start", 10, 900, Kept{File: "exec-1.out", Partial: 500},
+			"[... 10 lines (900 bytes) omitted; the output's first 500 bytes in the file exec-1.out (the rest was not kept), for the host: commands cannot read it ...]"},
 		{"part of one line", 0, 77, Kept{Err: errors.New("disk full")},
 			"[... 0 lines (77 bytes) omitted; the full output could not be kept: disk full ...]"},
 		{"only long lines clipped", 0, 0, Kept{NoStore: true},

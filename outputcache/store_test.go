@@ -294,3 +294,32 @@ func naiveIndex(data []byte) []int64 {
 	}
 	return idx
 }
+
+func TestDirStorePrunesByCount(t *testing.T) {
+	dir := t.TempDir()
+	s, err := NewDirStore(DirOptions{Dir: dir, MaxOutputs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for i := range 5 {
+		refs = append(refs, put(t, s, "output\n"))
+		at := time.Now().Add(time.Duration(i-10) * time.Minute) // modification times in order, whatever the clock's grain
+		os.Chtimes(filepath.Join(dir, refs[i]+metaSuffix), at, at)
+	}
+	if err := s.Prune(); err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		kept = append(kept, e.Name())
+	}
+	want := []string{refs[3] + dataSuffix, refs[3] + metaSuffix, refs[4] + dataSuffix, refs[4] + metaSuffix}
+	if diff := cmp.Diff(sorted(want), sorted(kept)); diff != "" {
+		t.Errorf("files kept (-want +got):\n%s", diff)
+	}
+	if got := s.File(refs[4]); got != filepath.Join(dir, refs[4]+dataSuffix) {
+		t.Errorf("File = %s", got)
+	}
+}

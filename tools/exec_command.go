@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -41,7 +40,7 @@ type ExecCommandOutput struct {
 	Truncated  bool          `json:"truncated"`
 	TotalBytes int64         `json:"total_bytes"`
 	OutputRef  string        `json:"output_ref,omitempty"`  // the whole output in the output cache
-	OutputFile string        `json:"output_file,omitempty"` // the whole output in a file, when there is no output cache: the host's to read (sandbox.PrivateDir)
+	OutputFile string        `json:"output_file,omitempty"` // the whole output in a file, when there is no output cache: the host's to read (sandbox.OwnDir), kept until the toolkit closes within ExecConfig's overflow caps
 	Refused    []ExecRefusal `json:"refused,omitempty"`
 	JobID      string        `json:"job_id,omitempty"`     // background: the job's id
 	SessionID  string        `json:"session_id,omitempty"` // yield_time_ms: the still running command's id, for write_stdin (and exec_output, exec_kill)
@@ -67,6 +66,13 @@ type ExecConfig struct {
 	// commands besides the built-in allowlist (PATH, HOME, USER, LANG,
 	// TERM, TMPDIR...): names, or patterns such as "GO*".
 	EnvAllow []string
+	// OverflowMaxBytes and OverflowMaxFiles bound the files that keep a
+	// command's whole output when the toolkit has no output cache
+	// (output_file): the newest files within both are kept, older ones
+	// removed first, and one output is cut at OverflowMaxBytes. All are
+	// removed when the toolkit closes. 1 GiB and 64.
+	OverflowMaxBytes int64
+	OverflowMaxFiles int
 }
 
 // ExecConfigKey is the dependency key of exec_command's configuration.
@@ -81,6 +87,12 @@ func (c ExecConfig) withDefaults() ExecConfig {
 		c.MaxTimeout = 600 * time.Second
 	}
 	c.DefaultTimeout = min(c.DefaultTimeout, c.MaxTimeout)
+	if c.OverflowMaxBytes <= 0 {
+		c.OverflowMaxBytes = 1 << 30
+	}
+	if c.OverflowMaxFiles <= 0 {
+		c.OverflowMaxFiles = 64
+	}
 	return c
 }
 
@@ -293,6 +305,7 @@ const progressLines = 10
 // or a file.
 type outputLocation struct {
 	ref, file string
+	limit     int64 // the file holds at most the output's first limit bytes
 }
 
 // runForeground runs the command to its end (or its timeout) and returns
@@ -323,7 +336,11 @@ func runForeground(ctx context.Context, tc tool.Context, spec shell.Spec, timeou
 	if view.Stored && closeErr == nil {
 		out.OutputRef, out.OutputFile = where.ref, where.file
 	}
-	out.Output = view.Text(outputcache.Kept{Ref: out.OutputRef, File: out.OutputFile, Err: closeErr})
+	kept := outputcache.Kept{Ref: out.OutputRef, File: out.OutputFile, Err: closeErr}
+	if out.OutputFile != "" && view.TotalBytes > where.limit {
+		kept.Partial = where.limit
+	}
+	out.Output = view.Text(kept)
 	if err := limitError(spec.Sandbox, outcome, spool, out); err != nil {
 		return nil, err
 	}
@@ -350,18 +367,21 @@ func openSink(ctx context.Context, tc tool.Context, where *outputLocation) (io.W
 		where.ref = w.Ref()
 		return w, nil
 	}
-	// Quiver's private directory: no confined process, of this session or
-	// another, can read it.
-	private, err := sandbox.PrivateDir()
+	cfg, err := tool.Resolve(ctx, tc, ExecConfigKey)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(private, "exec-*.log")
+	files, err := tool.Resolve(ctx, tc, overflowKey)
 	if err != nil {
-		return nil, fmt.Errorf("temporary file: %w", err)
+		return nil, err
 	}
-	where.file = f.Name()
-	return f, nil
+	cfg = cfg.withDefaults()
+	w, file, err := files.create(ctx, cfg, outputcache.Info{Tool: tc.Tool, CallID: tc.CallID})
+	if err != nil {
+		return nil, err
+	}
+	where.file, where.limit = file, cfg.OverflowMaxBytes
+	return w, nil
 }
 
 // budgetSplit is the head and tail a command's output is trimmed to as it

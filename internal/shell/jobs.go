@@ -69,8 +69,9 @@ func (js *Jobs) start(ctx context.Context, session string, spec Spec, timeout ti
 	if js.dir == "" {
 		// In Quiver's private directory, which no confined process can
 		// read: a command of another session could otherwise read this
-		// one's logs.
-		private, err := sandbox.PrivateDir()
+		// one's logs. In this process's own part of it, which the next
+		// Quiver sweeps if this one is killed before Close removes it.
+		private, err := sandbox.OwnDir()
 		if err != nil {
 			return nil, fmt.Errorf("job log directory: %w", err)
 		}
