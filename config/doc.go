@@ -38,6 +38,13 @@
 // tables key by key; [tools] providers, an order, is replaced whole.
 // Relative paths keep the meaning they have in their own file.
 //
+// A value written as its default is not set: a later layer cannot unset
+// what an earlier one set. So sandbox.read = "workspace", once written,
+// holds against a later read = "all" (the default) — a project's, trusted
+// or not, and the environment's too: a project's file never widens the
+// reads the operator narrowed. To read everything again, the key is
+// removed from the layer that wrote it.
+//
 // Why: the project's files are content of the workspace. A cloned
 // repository, or any command the agent was allowed to run, can write
 // them (a protected path that does not exist yet cannot be mounted over,

@@ -244,6 +244,58 @@ func TestUntrustedProjectMayNarrowReads(t *testing.T) {
 	}
 }
 
+// TestNoLaterLayerWidensReads: sandbox.read = "workspace", once a layer
+// writes it, holds — "all" is the default, and a default is not written,
+// so no later layer undoes it: not a project's file, trusted or not, nor
+// the operator's environment. A project can narrow reads; it never widens
+// what the operator narrowed.
+func TestNoLaterLayerWidensReads(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		operator, project, env string
+		trusted                bool
+		want                   string
+	}{
+		{"trusted project over the operator", "workspace", "all", "", true, "workspace"},
+		{"untrusted project over the operator", "workspace", "all", "", false, "workspace"},
+		{"environment over the operator", "workspace", "", "all", false, "workspace"},
+		{"environment over an untrusted project", "", "workspace", "all", false, "workspace"},
+		{"environment over a trusted project", "", "workspace", "all", true, "workspace"},
+		{"trusted project narrows", "all", "workspace", "", true, "workspace"},
+		{"environment narrows", "all", "all", "workspace", true, "workspace"},
+		{"all everywhere", "all", "all", "all", true, "all"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{}
+			if tc.project != "" {
+				files["quiver.toml"] = "[sandbox]\nread = \"" + tc.project + "\"\n"
+			}
+			e := newEnv(t, files)
+			if tc.operator != "" {
+				e.operator("[sandbox]\nread = \"" + tc.operator + "\"\n")
+			}
+			if tc.trusted {
+				e.trust()
+			}
+			var environ []string
+			if tc.env != "" {
+				environ = []string{"QUIVER_SANDBOX_READ=" + tc.env}
+			}
+			c, err := LoadLayers(LoadOptions{Dir: e.project, UserDir: e.userDir, Environ: environ})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.trusted && tc.project != "" && c.ProjectState != Trusted {
+				t.Fatalf("project state %q, want trusted", c.ProjectState)
+			}
+			if got := c.Sandbox.Read.String(); got != tc.want {
+				t.Errorf("operator %q, project %q (trusted %v), environment %q: read = %q, want %q",
+					tc.operator, tc.project, tc.trusted, tc.env, got, tc.want)
+			}
+		})
+	}
+}
+
 // The same file, trusted as it is, is loaded whole; changed by one byte
 // after, it is back to tightening only.
 func TestTrustedProjectLoadsWholeUntilOneByteChanges(t *testing.T) {
