@@ -317,10 +317,9 @@ func limitsLine(l Limits) string {
 			_, err = call.Close()
 		}
 		if err == nil {
-			line := fmt.Sprintf("limits (%s, a cgroup per call; resource limits too, and for CPU time alone): %s; %s", host.Version(), l, host.Why())
-			return line
+			return fmt.Sprintf("limits (%s, a cgroup per call; resource limits too, and for CPU time alone): %s; %s", host.Version(), l, host.Why())
 		}
-		return fmt.Sprintf("limits (resource limits alone: setrlimit, soft = hard): %s; %s, but a call's cgroup cannot be made: %v", l, host.Why(), err)
+		return fmt.Sprintf("limits (resource limits alone: setrlimit, soft = hard): %s; %s, but a call's cgroup cannot be made: %v", l.describe(false), host.Why(), err)
 	}
 	line := "limits (resource limits alone: setrlimit, soft = hard): " + l.String()
 	if os.Geteuid() == 0 {

@@ -104,12 +104,15 @@ func (l Limits) check() error {
 
 // String is the limits in force on this machine, as `quiver sandbox check`
 // shows them: memory is per call where a cgroup bounds it.
-func (l Limits) String() string {
+func (l Limits) String() string { return l.describe(cgroup.Detect().Memory()) }
+
+// describe is l for a person, memory per call when callMemory.
+func (l Limits) describe(callMemory bool) string {
 	ll := l.launch()
 	mem, cpu := "none", "none"
 	if ll.MemoryBytes > 0 {
 		mem = fmt.Sprintf("%d MiB per process", l.MemoryMiB)
-		if cgroup.Detect().Memory() {
+		if callMemory {
 			mem = fmt.Sprintf("%d MiB per call", l.MemoryMiB)
 		}
 	}

@@ -311,4 +311,18 @@ func TestV2Limits(t *testing.T) {
 	if ev := call.events(); ev.Processes == 0 {
 		t.Errorf("events %+v: want the refused fork counted", ev)
 	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 for the shared map")
+	}
+	fill := exec.Command("python3", "-c", "import mmap\nm = mmap.mmap(-1, 512 << 20)\nfor i in range(0, 512 << 20, 4096): m[i] = 1\nprint('filled')")
+	fill.SysProcAttr = &syscall.SysProcAttr{}
+	call.Prepare(fill.SysProcAttr)
+	err = fill.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("512 MiB of shared map under 64 MiB ended with %v, want SIGKILL", err)
+	}
+	if ev := call.events(); ev.OOMKills == 0 {
+		t.Errorf("events %+v: want the OOM kill counted", ev)
+	}
 }

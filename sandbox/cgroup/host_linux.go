@@ -117,10 +117,14 @@ func detectV1() (*Host, string) {
 	}
 	h := &Host{version: V1, bases: []string{pids}, name: parentName()}
 	h.why = "cgroup v1 (Quiver runs as root): pids at " + pids
-	if mem := v1Dir("memory", own); mem != "" && unix.Access(mem, unix.W_OK) == nil {
+	switch mem := v1Dir("memory", own); {
+	case mem == pids: // one hierarchy for both controllers
+		h.memory = true
+		h.why += " (with memory)"
+	case mem != "" && unix.Access(mem, unix.W_OK) == nil:
 		h.bases, h.memory = append(h.bases, mem), true
 		h.why += ", memory at " + mem
-	} else {
+	default:
 		h.why += "; no writable memory hierarchy, so memory stays a per-process limit"
 	}
 	return h, ""
