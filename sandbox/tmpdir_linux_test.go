@@ -78,7 +78,7 @@ func otherCallsTempDir(t *testing.T, read sandbox.ReadScope) {
 		// go test's own log, testlog.txt under go-build*, names the files the
 		// test opened: the host's read of the secret is not the call's.
 		{"grep", "grep -rsa --exclude-dir='go-build*' " + mark + " " + os.TempDir() + " " + private},
-		{"symlink", `ln -s ` + secret + ` "$TMPDIR/l" && cat "$TMPDIR/l"; ln -s ` + first.TempDir + ` "$TMPDIR/d" && cat "$TMPDIR/d/secret-`+mark+`"`},
+		{"symlink", `ln -s ` + secret + ` "$TMPDIR/l" && cat "$TMPDIR/l"; ln -s ` + first.TempDir + ` "$TMPDIR/d" && cat "$TMPDIR/d/secret-` + mark + `"`},
 		{"proc cwd", "cat /proc/" + hostPID + "/cwd/secret-" + mark + " /proc/" + hostPID + "/root" + secret + "; for p in /proc/[0-9]*; do cat $p/cwd/secret-" + mark + " $p/root" + secret + "; done"},
 		{"cd", "cd " + first.TempDir + " && cat secret-" + mark},
 	}
