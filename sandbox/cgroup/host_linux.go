@@ -47,7 +47,7 @@ var detect = sync.OnceValue(func() *Host {
 	}
 	v1, why1 := detectV1()
 	if v1 != nil {
-		v1.why += " (" + why2 + ")"
+		v1.why += "; not cgroup v2: " + why2
 		return v1
 	}
 	return &Host{why: why2 + "; " + why1}
