@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // OwnDir returns this process's own directory inside Quiver's private
@@ -36,6 +37,7 @@ func OwnDir() (string, error) {
 		return dir, nil
 	}
 	sweepDead(private)
+	sweepLegacy(private, time.Now())
 	tag, err := holdOwnLock(private)
 	if err != nil {
 		return "", fmt.Errorf("sandbox: Quiver's own directory: %w", err)
@@ -129,4 +131,53 @@ func removeIfDead(lock, dir string) {
 	}
 	os.RemoveAll(dir)
 	os.Remove(lock)
+}
+
+// legacyAfter is when what a Quiver of before own directories left counts
+// as abandoned: exec-*.log and jobs-* in the private directory, and
+// quiver-call-* TMPDIRs in the temporary directory beside it. Those
+// Quivers held no lock, so only age tells: no call lasts a day, and a
+// running job's log grows.
+const legacyAfter = 24 * time.Hour
+
+// sweepLegacy removes what Quivers of before own directories left (see
+// legacyAfter), untouched since before now-legacyAfter and the user's own.
+func sweepLegacy(private string, now time.Time) {
+	var stale []string
+	for _, pattern := range []string{
+		filepath.Join(private, "exec-*.log"),
+		filepath.Join(private, "jobs-*"),
+		filepath.Join(filepath.Dir(private), "quiver-call-*"),
+	} {
+		matches, _ := filepath.Glob(pattern)
+		stale = append(stale, matches...)
+	}
+	for _, path := range stale {
+		if untouchedSince(path, now.Add(-legacyAfter)) {
+			os.RemoveAll(path)
+		}
+	}
+}
+
+// untouchedSince reports whether path, a file or a directory of the
+// user's (not a link), and a directory's entries, were last modified
+// before t.
+func untouchedSince(path string, t time.Time) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !ownedByUser(fi) || fi.Mode()&os.ModeSymlink != 0 || !fi.ModTime().Before(t) {
+		return false
+	}
+	if !fi.IsDir() {
+		return true
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err != nil || !info.ModTime().Before(t) {
+			return false
+		}
+	}
+	return true
 }

@@ -9,11 +9,11 @@ import (
 )
 
 // sealProgram returns a copy of content, as name's base name, in a
-// directory of its own inside Quiver's private directory, and the function
-// that removes it. Only the user can write there; nothing confines
+// directory of its own inside this process's own directory ([OwnDir]), and
+// the function that removes it. Only the user can write there; nothing confines
 // processes on these systems anyway (see Check).
 func sealProgram(name string, content []byte) (*os.File, string, func(), error) {
-	private, err := PrivateDir()
+	private, err := OwnDir()
 	if err != nil {
 		return nil, "", nil, err
 	}
