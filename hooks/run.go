@@ -34,8 +34,9 @@ type proc struct {
 }
 
 // errHookFailed marks the failures on_error is about: the hook could not
-// be started, timed out, printed too much, exited neither 0 nor 2, or
-// printed JSON that is not a hook's answer.
+// be started, timed out, reached a [sandbox.limits] limit, printed too
+// much, exited neither 0 nor 2, or printed JSON that is not a hook's
+// answer.
 var errHookFailed = errors.New("hook failed")
 
 // run runs h's command line with input on its standard input, under
@@ -59,6 +60,8 @@ func (s *Set) run(ctx context.Context, h *Hook, profile *sandbox.Profile, input 
 		return r, fmt.Errorf("%w: could not run: %w", errHookFailed, err)
 	case out.TimedOut:
 		return r, fmt.Errorf("%w: did not finish within its timeout of %v and was killed", errHookFailed, h.timeout())
+	case out.Limit != nil:
+		return r, fmt.Errorf("%w: %s, and was killed with every process it started", errHookFailed, out.Limit.Message())
 	case out.Stdout.Truncated || out.Stderr.Truncated:
 		return r, fmt.Errorf("%w: printed more than %d bytes", errHookFailed, MaxOutput)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/quiverkit/quiver/sandbox/launch"
+	"github.com/quiverkit/quiver/tool"
 )
 
 // Reached is a [Limits] limit a confined run reached.
@@ -21,6 +22,25 @@ type Reached struct {
 func (r Reached) Message() string {
 	return fmt.Sprintf("the command reached its %s limit (%s): %s", r.Limit, r.Setting, r.How)
 }
+
+// ToolError is the LIMIT_EXCEEDED error of a run that reached r and
+// exited with exitCode, for every tool that runs a confined program: its
+// message names the limit and its setting and says the run's processes
+// are gone (a run kills every process it started before it returns), its
+// details are the limit's key ("limit") and the exit code ("exit_code").
+// A caller adds what the run printed.
+func (r Reached) ToolError(exitCode int) *tool.Error {
+	e := tool.Errorf(tool.CodeLimitExceeded, "%s; it exited with %d, and every process it started was killed", r.Message(), exitCode)
+	return e.WithDetail("limit", r.Key).WithDetail("exit_code", exitCode)
+}
+
+// HitTailLines and HitTailBytes bound the end of a failed run's output
+// that [Limits.Hit] searches for the sign of a limit: a runtime's last
+// words, under a screenful of a build's own.
+const (
+	HitTailLines = 40
+	HitTailBytes = 16 << 10
+)
 
 // LimitEvents are what the kernel counted against a call's limits, read
 // from its cgroup when it ends ([Group.LimitEvents]): the evidence a

@@ -358,3 +358,28 @@ func TestInspectReportsLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessLimitEvents: a Process made by Command reports, once waited
+// for, what the kernel counted in its call's cgroup: the forks a fork
+// loop had refused at the processes limit.
+func TestProcessLimitEvents(t *testing.T) {
+	if host := cgroup.Detect(); host.Version() == cgroup.None {
+		t.Skipf("no cgroup holds the limits here: %s", host.Why())
+	}
+	ws := t.TempDir()
+	p, err := sandbox.New(sandbox.WorkspaceWrite, ws, sandbox.Config{Limits: sandbox.Limits{Processes: 32}}, sandbox.StandardProtected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
+	defer cancel()
+	var out bytes.Buffer
+	proc := sandbox.Command(ctx, p, "perl", "-e", forkLoop)
+	proc.Dir, proc.Stdout, proc.Stderr = ws, &out, &out
+	if err := proc.Run(); err == nil || ctx.Err() != nil {
+		t.Fatalf("the fork loop was not stopped (%v): %s", err, out.String())
+	}
+	if ev := proc.LimitEvents(); !ev.Counted || ev.Processes == 0 {
+		t.Errorf("LimitEvents = %+v; want the refused forks counted: %s", ev, out.String())
+	}
+}

@@ -321,6 +321,18 @@ func (p *Process) Run() error {
 	return p.Wait()
 }
 
+// LimitEvents are what the kernel counted against the limits of p's call
+// in its group's cgroup ([Group.LimitEvents]), the evidence for
+// [Limits.Hit]: for a Process made by [Command] once Wait has returned
+// (its group closes then), for one of a shared group once that group is
+// closed. Zero when no cgroup held the limits.
+func (p *Process) LimitEvents() LimitEvents {
+	if p.group == nil {
+		return LimitEvents{}
+	}
+	return p.group.LimitEvents()
+}
+
 // ExitStatus is the program's status as a shell reports it, once Wait has
 // returned: its exit code, or 128 plus the signal that killed it.
 func (p *Process) ExitStatus() int { return p.status }

@@ -407,12 +407,18 @@ func refusals(rs []shell.Refusal) []ExecRefusal {
 // stoppedError is the TIMEOUT or CANCELLED error of a command that was
 // killed: its message carries the output so far, its details the rest.
 func stoppedError(code tool.Code, what string, out *ExecCommandOutput) *tool.Error {
-	msg := what + ". Output so far:\n" + out.Output
+	return withOutput(tool.Errorf(code, "%s", what), out)
+}
+
+// withOutput adds the run's output to e, a run's error: to its message,
+// and with where the whole output is as its details.
+func withOutput(e *tool.Error, out *ExecCommandOutput) *tool.Error {
 	if out.Output == "" {
-		msg = what + ". It printed nothing."
+		e.Message += ". It printed nothing."
+	} else {
+		e.Message += ". Output so far:\n" + out.Output
 	}
-	e := tool.Errorf(code, "%s", msg).
-		WithDetail("output", out.Output).
+	e.WithDetail("output", out.Output).
 		WithDetail("duration_ms", out.DurationMS).
 		WithDetail("total_bytes", out.TotalBytes)
 	if out.OutputRef != "" {
@@ -423,11 +429,6 @@ func stoppedError(code tool.Code, what string, out *ExecCommandOutput) *tool.Err
 	}
 	return e
 }
-
-// limitTail is how much of the end of a failed run's output is searched
-// for the sign of a limit: a runtime's last words, under a screenful of a
-// build's own.
-const limitTail = 40
 
 // outputTail is a run's output as limitError reads it: the last lines of a
 // foreground run (*shell.Spool) or of a job (*shell.Job).
@@ -445,12 +446,11 @@ func limitError(box *sandbox.Profile, outcome shell.Outcome, output outputTail, 
 	if !box.Confined() || outcome.Stop != shell.Finished {
 		return nil
 	}
-	hit, ok := box.Limits.Hit(outcome.Limits, outcome.ExitCode, output.Last(limitTail, 16<<10))
+	hit, ok := box.Limits.Hit(outcome.Limits, outcome.ExitCode, output.Last(sandbox.HitTailLines, sandbox.HitTailBytes))
 	if !ok {
 		return nil
 	}
-	e := stoppedError(tool.CodeLimitExceeded, fmt.Sprintf("%s; it exited with %d, and every process it started was killed", hit.Message(), outcome.ExitCode), out)
-	return e.WithDetail("limit", hit.Key).WithDetail("exit_code", outcome.ExitCode)
+	return withOutput(hit.ToolError(outcome.ExitCode), out)
 }
 
 // runError maps a failure to set a run up to a tool error.

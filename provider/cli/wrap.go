@@ -119,6 +119,8 @@ func (w *wrapped) execute(ctx context.Context, tc tool.Context, args json.RawMes
 		return tool.Result{}, sandbox.ToolError(err)
 	case out.TimedOut:
 		return tool.Result{}, tool.Errorf(tool.CodeTimeout, "%s did not finish within %s; its process group was killed", w.name, w.opts.Timeout)
+	case out.Limit != nil:
+		return tool.Result{}, command.LimitError(out)
 	}
 	return command.Result(argv, out), nil
 }

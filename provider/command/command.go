@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/quiverkit/quiver/internal/shell"
@@ -60,8 +61,16 @@ type Process struct {
 type Outcome struct {
 	ExitCode int  // -1 when killed
 	TimedOut bool // killed because Timeout passed
-	Stdout   shell.View
-	Stderr   shell.View // empty when Combined
+	// Limit is the [sandbox.limits] limit a confined program reached,
+	// judged by [sandbox.Limits.Hit] once it ended; nil when it reached
+	// none. Its processes are gone all the same.
+	Limit  *sandbox.Reached
+	Stdout shell.View
+	Stderr shell.View // empty when Combined
+	// status and tail are the shell's status of the program (128 plus the
+	// signal that killed it) and the end of its output Limit was judged on.
+	status int
+	tail   string
 }
 
 // CaptureBytes is how much of one stream Run keeps: a stream up to this
@@ -107,7 +116,48 @@ func Run(ctx context.Context, p Process) (Outcome, error) {
 	if errors.Is(err, sandbox.ErrGitRefused) || err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {
 		return out, fmt.Errorf("run %s: %w", p.Argv[0], err)
 	}
+	out.Limit, out.tail = limitReached(p.Sandbox, proc, stdout, stderr)
+	out.status = proc.ExitStatus()
 	return out, nil
+}
+
+// limitReached is the limit a confined program that failed reached, by
+// the one judge (sandbox.Limits.Hit), and the end of its output it was
+// judged on; nil when it reached none. The program's status is its exit
+// code, or 128 plus the signal that killed it (the kernel's, at the memory
+// limit); the end of what it printed, standard error's last, is the
+// evidence where no cgroup counted.
+func limitReached(box *sandbox.Profile, proc *sandbox.Process, stdout, stderr *shell.Spool) (*sandbox.Reached, string) {
+	if !box.Confined() {
+		return nil, ""
+	}
+	tail := stdout.Last(sandbox.HitTailLines, sandbox.HitTailBytes)
+	if stderr != stdout {
+		tail = strings.TrimSuffix(tail, "\n") + "\n" + stderr.Last(sandbox.HitTailLines, sandbox.HitTailBytes)
+	}
+	hit, ok := box.Limits.Hit(proc.LimitEvents(), proc.ExitStatus(), tail)
+	if !ok {
+		return nil, ""
+	}
+	return &hit, tail
+}
+
+// LimitError is the LIMIT_EXCEEDED error of a run that reached a limit
+// (out.Limit), with the end of what it printed, or nil when it reached
+// none: what every tool that runs a program answers for such a run, as
+// exec_command does. Its exit code is the shell's status, as
+// exec_command's: 137 for a program the kernel killed at the memory limit.
+func LimitError(out Outcome) *tool.Error {
+	if out.Limit == nil {
+		return nil
+	}
+	e := out.Limit.ToolError(out.status)
+	if strings.TrimSpace(out.tail) == "" {
+		e.Message += ". It printed nothing."
+	} else {
+		e.Message += ". Its output ended with:\n" + out.tail
+	}
+	return e.WithDetail("output", out.tail)
 }
 
 // Text returns the view as one text, with the one marker

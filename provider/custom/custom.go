@@ -311,6 +311,8 @@ func (d *def) execute(ctx context.Context, tc tool.Context, args json.RawMessage
 	case out.TimedOut:
 		return tool.Result{}, tool.Errorf(tool.CodeTimeout, "%s did not finish within %s; its process group was killed. Output so far:\n%s",
 			d.Name, d.timeout, tailOf(command.Text(out.Stdout), 4096))
+	case out.Limit != nil:
+		return tool.Result{}, command.LimitError(out)
 	}
 	return command.Result(argv, out), nil
 }

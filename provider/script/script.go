@@ -294,6 +294,8 @@ func (s *script) execute(ctx context.Context, tc tool.Context, args json.RawMess
 		return tool.Result{}, sandbox.ToolError(fmt.Errorf("script %s: %w", s.name, err))
 	case out.TimedOut:
 		return tool.Result{}, tool.Errorf(tool.CodeTimeout, "script %s did not finish within %s; its process group was killed", s.name, s.timeout)
+	case out.Limit != nil:
+		return tool.Result{}, command.LimitError(out)
 	}
 	stdout := command.Text(out.Stdout)
 	if out.ExitCode == 0 {
