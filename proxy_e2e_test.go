@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -202,4 +204,99 @@ func TestHostsAfterTheCallReturned(t *testing.T) {
 			t.Errorf("a second read counted the hosts again: %+v", r.Hosts)
 		}
 	})
+}
+
+// TestUnreadHostsAtTheJobsEnd: the hosts a session asked the proxy for
+// after exec_command returned that no call read go, when the session is
+// dropped (the toolkit's close, its session's end), into a record of the
+// job's own: no tool, the job's id, outcome closed, each host once; what a
+// read took before is not in it again.
+func TestUnreadHostsAtTheJobsEnd(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Fatalf("curl is needed (scripts/test installs it): %v", err)
+	}
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello %s", r.Host)
+	}))
+	defer origin.Close()
+	_, port, _ := net.SplitHostPort(origin.Listener.Addr().String())
+	resolve := func(_ context.Context, host string) ([]netip.Addr, error) {
+		if strings.HasSuffix(host, ".test") {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}
+		return nil, fmt.Errorf("%s: not a name of this test", host)
+	}
+	box := sandbox.Config{Network: sandbox.Network{Hosts: []string{"allowed.test"}}, ProxyResolver: resolve}
+	allowed := audit.Host{Host: "allowed.test", Port: port, Method: "GET", Allowed: true, Count: 1}
+	refused := audit.Host{Host: "refused.test", Port: port, Method: "GET", Refused: "refused.test is not listed in [sandbox] network", Count: 1}
+	// Each round waits for the file goN, asks for its hosts, then writes
+	// doneN: the test decides when a session asks, after its call returned.
+	curl := func(host string) string { return "curl -sS -o /dev/null http://" + host + ":" + port + "/; " }
+	script := `w() { while [ ! -e "$1" ]; do sleep 0.05; done; }; ` +
+		"w go1; " + curl("allowed.test") + curl("refused.test") + "touch done1; " +
+		"w go2; " + curl("allowed.test") + "touch done2; sleep 1000.341"
+	round := func(t *testing.T, dir, n string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "go"+n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(dir, "done"+n)); err == nil {
+				return
+			}
+			if time.Now().After(deadline) { // a hang guard
+				t.Fatalf("round %s did not end within a minute", n)
+			}
+		}
+	}
+	ctx := tool.WithSession(context.Background(), "unread")
+	for _, tc := range []struct {
+		name string
+		read bool // a write_stdin reads the session between the rounds
+		end  func(*quiver.Toolkit) error
+	}{
+		{"toolkit closed", false, (*quiver.Toolkit).Close},
+		{"session ended", false, func(tk *quiver.Toolkit) error { return tk.EndSession("unread") }},
+		{"read, then toolkit closed", true, (*quiver.Toolkit).Close},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tk, dir, sink := auditedToolkit(t, quiver.WithSandbox(box))
+			start, err := quiver.Call(ctx, tk, tools.ExecCommand, tools.ExecCommandInput{Argv: []string{"sh", "-c", script}, YieldTimeMS: new(10)})
+			if err != nil || start.SessionID == "" {
+				t.Fatalf("starting a session: %+v, %v", start, err)
+			}
+			round(t, dir, "1")
+			// Unread, the two rounds' requests are one tally: allowed.test
+			// twice.
+			twice := allowed
+			twice.Count = 2
+			want := []audit.Host{twice, refused}
+			if tc.read {
+				if _, err := quiver.Call(ctx, tk, tools.WriteStdin, tools.WriteStdinInput{SessionID: start.SessionID, YieldTimeMS: new(10)}); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff([]audit.Host{allowed, refused}, lastRecord(t, sink).Hosts); diff != "" {
+					t.Errorf("write_stdin's record (-want +got):\n%s", diff)
+				}
+				want = []audit.Host{allowed}
+			}
+			round(t, dir, "2")
+			if err := tc.end(tk); err != nil {
+				t.Fatal(err)
+			}
+			var got []audit.Host
+			for _, r := range sink.Records() {
+				if r.Job == "" {
+					continue
+				}
+				if r.Job != start.SessionID || r.Tool != "" || r.Outcome != "closed" {
+					t.Errorf("a job's record: %+v", r)
+				}
+				got = append(got, r.Hosts...)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the job's own record (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

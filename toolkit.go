@@ -208,14 +208,13 @@ func New(opts ...Option) (*Toolkit, error) {
 	tk.registry = provider.NewRegistry()
 	for _, rp := range tk.providers {
 		tk.registry.AddAt(rp.p, rp.priority)
-		if a, ok := rp.p.(provider.Audited); ok && tk.audit != audit.Discard {
-			a.SetAudit(tk.audit)
-		}
+		tk.handAudit(rp.p)
 	}
 	for _, a := range tk.aliases {
 		tk.registry.AddAlias(a)
 	}
 	tk.shared = tool.NewScope(tk.overrides, nil)
+	tk.shared.OnMake(tk.handAudit)
 	tk.shared.Provide(workspace.Key.ID, tk.toolWS)
 	if err := tk.newHooks(); err != nil {
 		tk.Close()
@@ -279,6 +278,15 @@ func (tk *Toolkit) setDefaults() error {
 		}
 	}
 	return tk.newSandbox()
+}
+
+// handAudit gives the toolkit's sink, when it keeps records, to v if v
+// records on its own (provider.Audited): a provider, or a shared value
+// such as exec_command's job registry, whose processes act outside calls.
+func (tk *Toolkit) handAudit(v any) {
+	if a, ok := v.(provider.Audited); ok && tk.audit != audit.Discard {
+		a.SetAudit(tk.audit)
+	}
 }
 
 // Close stops what the toolkit's tools started and releases the workspace.

@@ -25,11 +25,12 @@ type Record struct {
 	CallID     string    `json:"call_id"`
 	Tool       string    `json:"tool"`
 	Provider   string    `json:"provider,omitempty"`
+	Job        string    `json:"job,omitempty"`      // the background job or session of a job's own record
 	Decision   string    `json:"decision,omitempty"` // allow | ask | deny, empty when the call failed before the policy decided
 	Rule       string    `json:"rule,omitempty"`     // the rule that decided
 	Approver   string    `json:"approver,omitempty"` // who approved or refused an ask
 	DurationMS float64   `json:"duration_ms"`
-	Outcome    string    `json:"outcome"` // "ok", or the error code; "closed" for a provider's own record (see provider.Audited)
+	Outcome    string    `json:"outcome"` // "ok", or the error code; "closed" for a provider's or a job's own record (see provider.Audited)
 	OutputSize int       `json:"output_size"`
 	OutputRef  string    `json:"output_ref,omitempty"`
 
@@ -51,8 +52,11 @@ type Record struct {
 	// job or an interactive session runs on after its call has returned:
 	// the requests it makes from then on are in the record of the next
 	// call that observes it (write_stdin, exec_output, exec_kill), each
-	// once. So are an MCP server's between calls in the next call to it,
-	// and those no call carried in its own record when it closes.
+	// once; those no call read, when the job is dropped (its session's
+	// end, the toolkit's close, a finished job forgotten), in a record of
+	// the job's own: no tool, Job its id, outcome "closed". So are an MCP
+	// server's between calls in the next call to it, and those no call
+	// carried in its own record when it closes (Provider its ID).
 	Hosts []Host `json:"hosts,omitempty"`
 	// HostsOmitted counts the requests for hosts beyond MaxHosts.
 	HostsOmitted int `json:"hosts_omitted,omitempty"`

@@ -80,7 +80,10 @@ type Invalidator interface {
 // that what no call's audit record carried is recorded all the same. The
 // toolkit calls SetAudit once with its sink, when it keeps records; the
 // provider writes there records of its own, with no tool and its ID in
-// Provider.
+// Provider. A toolkit-wide dependency value (a Shared tool.Key) that
+// implements it gets the sink too, when it is made: exec_command's job
+// registry records so the hosts of the jobs it drops that no call read
+// (Job set instead of Provider).
 type Audited interface {
 	SetAudit(audit.Sink)
 }

@@ -75,6 +75,7 @@ type Scope struct {
 
 	mu     sync.Mutex
 	values map[string]*lazyValue // made on first use: most calls resolve nothing
+	onMake func(any)             // see OnMake
 }
 
 type lazyValue struct {
@@ -117,6 +118,13 @@ func (s *Scope) Provide(id string, v any) {
 	s.values[id] = lv
 }
 
+// OnMake has f called with each value this scope makes, as it is made and
+// before any call has it. The toolkit hands its audit sink so to the shared
+// values that record on their own (exec_command's job registry: see
+// provider.Audited), as it does to its providers. Call it before the scope
+// serves a call.
+func (s *Scope) OnMake(f func(any)) { s.onMake = f }
+
 func (s *Scope) get(ctx context.Context, id string, shared bool, create Factory) (any, error) {
 	if shared && s.shared != nil {
 		return s.shared.get(ctx, id, false, create)
@@ -147,6 +155,9 @@ func (s *Scope) get(ctx context.Context, id string, shared bool, create Factory)
 			return
 		}
 		lv.v, lv.err = make(ctx)
+		if lv.err == nil && s.onMake != nil {
+			s.onMake(lv.v)
+		}
 		lv.made.Store(true)
 	})
 	return lv.v, lv.err

@@ -39,3 +39,26 @@ func TestScopeProvidedValuesWin(t *testing.T) {
 		})
 	}
 }
+
+// TestScopeOnMake: the hook sees each value the shared scope makes, once,
+// by Create or by an override, before a call has it — a toolkit hands its
+// audit sink so — and not a value that failed to be made or was provided.
+func TestScopeOnMake(t *testing.T) {
+	var seen []any
+	shared := tool.NewScope(map[string]tool.Factory{"over": func(context.Context) (any, error) { return "overridden", nil }}, nil)
+	shared.OnMake(func(v any) { seen = append(seen, v) })
+	shared.Provide("given", "provided")
+	made := tool.Key[string]{ID: "made", Shared: true, Create: func(context.Context) (string, error) { return "created", nil }}
+	over := tool.Key[string]{ID: "over", Shared: true, Create: func(context.Context) (string, error) { return "not this", nil }}
+	failed := tool.Key[string]{ID: "failed", Shared: true, Create: func(context.Context) (string, error) { return "", fmt.Errorf("no") }}
+	given := tool.Key[string]{ID: "given", Shared: true}
+	for range 2 { // two calls: each value made once
+		tc := tool.NewContext("t", "", nil, tool.NewScope(nil, shared))
+		for _, k := range []tool.Key[string]{made, over, failed, given} {
+			tool.Resolve(context.Background(), tc, k)
+		}
+	}
+	if fmt.Sprint(seen) != "[created overridden]" {
+		t.Errorf("the hook saw %v, want [created overridden]", seen)
+	}
+}

@@ -46,6 +46,9 @@ func (js *Jobs) StartInteractive(ctx context.Context, session string, spec Spec,
 }
 
 func (js *Jobs) start(ctx context.Context, session string, spec Spec, timeout time.Duration, interactive bool) (*Job, error) {
+	var dropped []*Job
+	// After the unlock below; a record lost is not the new job's failure.
+	defer func() { _ = js.recordUnread(dropped) }()
 	js.mu.Lock()
 	defer js.mu.Unlock()
 	handed := false
@@ -144,7 +147,7 @@ func (js *Jobs) start(ctx context.Context, session string, spec Spec, timeout ti
 	handed = true
 	js.jobs[j.ID] = j
 	js.order = append(js.order, j.ID)
-	js.expire(session)
+	dropped = js.expire(session)
 	return j, nil
 }
 
@@ -208,9 +211,11 @@ func (c countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// expire forgets the oldest finished jobs of session beyond MaxKept: one
-// session's many short jobs cannot push out another's results.
-func (js *Jobs) expire(session string) {
+// expire forgets the oldest finished jobs of session beyond MaxKept, and
+// returns them: one session's many short jobs cannot push out another's
+// results.
+func (js *Jobs) expire(session string) []*Job {
+	var dropped []*Job
 	finished := 0
 	for _, id := range js.order {
 		if j := js.jobs[id]; j.session == session && j.finished() {
@@ -224,11 +229,13 @@ func (js *Jobs) expire(session string) {
 			finished--
 			j.release()
 			delete(js.jobs, id)
+			dropped = append(dropped, j)
 			continue
 		}
 		kept = append(kept, id)
 	}
 	js.order = kept
+	return dropped
 }
 
 func (j *Job) finished() bool {
@@ -259,7 +266,8 @@ func (js *Jobs) Get(session, id string) (*Job, error) {
 
 // CloseSession kills session's jobs with their process trees, waits for
 // them and forgets them, logs included: the session that started them has
-// ended. Jobs of other sessions go on.
+// ended. Jobs of other sessions go on. The hosts they asked for that no
+// read took are recorded (see [Jobs.SetAudit]).
 func (js *Jobs) CloseSession(session string) error {
 	js.mu.Lock()
 	var jobs []*Job
@@ -275,12 +283,12 @@ func (js *Jobs) CloseSession(session string) error {
 	}
 	js.order = kept
 	js.mu.Unlock()
-	stopAll(jobs)
-	return nil
+	return js.stopAll(jobs)
 }
 
-// stopAll kills jobs, waits for them to end and removes their logs.
-func stopAll(jobs []*Job) {
+// stopAll kills jobs, waits for them to end, removes their logs and
+// records the hosts they asked for that no read took.
+func (js *Jobs) stopAll(jobs []*Job) error {
 	for _, j := range jobs {
 		j.stop(ErrKilled)
 	}
@@ -288,6 +296,40 @@ func stopAll(jobs []*Job) {
 		<-j.done
 		j.release()
 	}
+	return js.recordUnread(jobs)
+}
+
+// SetAudit implements provider.Audited: the hosts a job's processes asked
+// the network proxy for that no call read (see [Job.Read]) are recorded in
+// sink when the registry drops the job, at its session's end, at Close,
+// or when it forgets a finished job.
+func (js *Jobs) SetAudit(sink audit.Sink) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	js.sink = sink
+}
+
+// recordUnread writes, for each of the dropped jobs whose tally still
+// holds requests, a record of its own: no tool, Job its id, the outcome
+// "closed", as an MCP server's at its close. The jobs have ended: their
+// processes ask for nothing more. It returns the sink's errors joined.
+func (js *Jobs) recordUnread(jobs []*Job) error {
+	js.mu.Lock()
+	sink := js.sink
+	js.mu.Unlock()
+	var errs []error
+	for _, j := range jobs {
+		counts, omitted := j.contacts.Take()
+		if sink == nil || (len(counts) == 0 && omitted == 0) {
+			continue
+		}
+		r := audit.Record{Time: time.Now(), Job: j.ID, Outcome: "closed"}
+		r.Hosts, r.HostsOmitted = audit.Hosts(counts, omitted)
+		if err := sink.Record(context.Background(), r); err != nil {
+			errs = append(errs, fmt.Errorf("recording the hosts job %s asked for: %w", j.ID, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Wait waits up to d for the job to finish (returning early if ctx is
@@ -417,7 +459,8 @@ func readRange(f *os.File, from, to int64, b outputcache.Split) (View, error) {
 	}, nil
 }
 
-// Close kills every running job, waits for them, and removes their logs.
+// Close kills every running job, waits for them, removes their logs, and
+// records the hosts of every job that no read took (see [Jobs.SetAudit]).
 func (js *Jobs) Close() error {
 	js.mu.Lock()
 	js.closed = true
@@ -429,9 +472,9 @@ func (js *Jobs) Close() error {
 	js.order = nil
 	dir := js.dir
 	js.mu.Unlock()
-	stopAll(jobs)
+	err := js.stopAll(jobs)
 	if dir != "" {
-		return os.RemoveAll(dir)
+		err = errors.Join(err, os.RemoveAll(dir))
 	}
-	return nil
+	return err
 }

@@ -13,6 +13,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/quiverkit/quiver/audit"
 	"github.com/quiverkit/quiver/outputcache"
 	"github.com/quiverkit/quiver/sandbox"
 	"github.com/quiverkit/quiver/sandbox/netproxy"
@@ -130,6 +131,7 @@ type Jobs struct {
 	dir    string
 	jobs   map[string]*Job
 	order  []string
+	sink   audit.Sink // where the hosts of dropped jobs that no read took go (SetAudit)
 }
 
 // NewJobs returns an empty registry.
