@@ -3,7 +3,6 @@ package quiver
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -44,7 +43,6 @@ type Toolkit struct {
 	timeout      time.Duration
 	overrides    map[string]tool.Factory
 	shared       *tool.Scope
-	closers      []io.Closer
 	boxConfig    sandbox.Config   // the operator's [sandbox] settings
 	box          *sandbox.Profile // the write scope's profile (sandbox.go)
 	inProcessBox *sandbox.Profile // box, refusing every process: for InProcess tools
@@ -295,11 +293,6 @@ func (tk *Toolkit) Close() error {
 		return nil
 	}
 	var first error
-	for i := len(tk.closers) - 1; i >= 0; i-- {
-		if err := tk.closers[i].Close(); err != nil && first == nil {
-			first = err
-		}
-	}
 	if tk.shared != nil {
 		if err := tk.shared.Close(); err != nil && first == nil {
 			first = err

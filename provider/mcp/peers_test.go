@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -85,13 +86,28 @@ func TestPeerEverythingSurvivesBeingKilled(t *testing.T) {
 	}
 	time.Sleep(healthyAfter)
 	pid := p.pid()
-	// Kill the server in the middle of a long call.
+	// Kill the server in the middle of a long call: once the call is bound
+	// to it (a kill before that is a restart the call waits for, and the
+	// call then runs its 20 s on the new server).
+	bound := make(chan struct{})
+	var once sync.Once
+	f := func(name string) {
+		if name == "trigger-long-running-operation" {
+			once.Do(func() { close(bound) })
+		}
+	}
+	callBound.Store(&f)
+	t.Cleanup(func() { callBound.Store(nil) })
 	errc := make(chan error, 1)
 	go func() {
 		_, err := tk.Invoke(t.Context(), "everything__trigger-long-running-operation", json.RawMessage(`{"duration":20,"steps":2}`))
 		errc <- err
 	}()
-	time.Sleep(500 * time.Millisecond)
+	select {
+	case <-bound:
+	case err := <-errc:
+		t.Fatalf("the long call ended before it was sent: %v", err)
+	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

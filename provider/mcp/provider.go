@@ -10,6 +10,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -437,6 +438,11 @@ func (p *Provider) toTool(w *sdk.Tool) (*tool.Tool, error) {
 	}, nil
 }
 
+// callBound, when a test sets it, is told the name of each call bound to a
+// running server, just before its request is sent: the moment from which
+// the server's end is that call's failure, not a restart it waits for.
+var callBound atomic.Pointer[func(name string)]
+
 // call runs one tool on the server, starting it again first if it stopped.
 func (p *Provider) call(ctx context.Context, name string, args json.RawMessage) (tool.Result, error) {
 	p.mu.Lock()
@@ -450,6 +456,9 @@ func (p *Provider) call(ctx context.Context, name string, args json.RawMessage) 
 	}
 	callCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
+	if f := callBound.Load(); f != nil {
+		(*f)(name)
+	}
 	res, err := c.sess.CallTool(callCtx, &sdk.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		return tool.Result{}, p.callError(ctx, callCtx, c, name, err)
