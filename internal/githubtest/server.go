@@ -283,16 +283,18 @@ func (s *Server) routes() http.Handler {
 func (s *Server) serve(route, resource string, h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rep := s.answer(route, resource, r, h)
+		// Logged before the answer is written: a client that has read it
+		// may count the requests at once, and must find this one.
+		s.mu.Lock()
+		s.log = append(s.log, Request{Route: route, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery,
+			Accept: r.Header.Get("Accept"), IfNoneMatch: r.Header.Get("If-None-Match"), Status: rep.status})
+		s.mu.Unlock()
 		for k, v := range rep.header {
 			w.Header()[k] = v
 		}
 		w.Header().Set("X-GitHub-Api-Version-Selected", "2022-11-28")
 		w.WriteHeader(rep.status)
 		w.Write(rep.body)
-		s.mu.Lock()
-		s.log = append(s.log, Request{Route: route, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery,
-			Accept: r.Header.Get("Accept"), IfNoneMatch: r.Header.Get("If-None-Match"), Status: rep.status})
-		s.mu.Unlock()
 	})
 }
 
